@@ -1,0 +1,63 @@
+"""Exception types.
+
+Every user-facing problem with input data raises :class:`InstanceError`, whose message starts with
+the path of the bad field (``layers[12].out_bytes: must be >= 0, got -3``). The CLI prints that one
+line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+
+class SplitoptError(Exception):
+    """Base class of every error splitopt raises on purpose."""
+
+
+class InstanceError(SplitoptError, ValueError):
+    """Bad input data: the message names the field path and the offending value."""
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        self.detail = message
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+class SolverUnavailable(SplitoptError, RuntimeError):
+    """A requested solver is not installed; the message names the package to install."""
+
+
+class InfeasibleSolution(SplitoptError, ValueError):
+    """A solution violates the instance's constraints (e.g. a server -> device data flow)."""
+
+
+def check_number(path: str, value, *, minimum: float | None = 0.0, strict: bool = False,
+                 allow_none: bool = False) -> float | None:
+    """Return ``float(value)`` or raise :class:`InstanceError` naming ``path``.
+
+    Rejects NaN, infinities, non-numbers, and values below ``minimum`` (``strict`` makes the
+    bound exclusive, e.g. for rates that must be > 0).
+    """
+    import math
+
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            import numpy as np  # numpy scalars are fine
+
+            if isinstance(value, np.generic) and not isinstance(value, np.bool_):
+                value = value.item()
+            else:
+                raise TypeError
+        except (TypeError, ImportError):
+            raise InstanceError(path, f"must be a number, got {value!r}") from None
+    v = float(value)
+    if math.isnan(v):
+        raise InstanceError(path, f"must be a number, got NaN")
+    if math.isinf(v):
+        raise InstanceError(path, f"must be finite, got {v}")
+    if minimum is not None:
+        if strict and not v > minimum:
+            raise InstanceError(path, f"must be > {minimum:g}, got {value!r}")
+        if not strict and v < minimum:
+            raise InstanceError(path, f"must be >= {minimum:g}, got {value!r}")
+    return v

@@ -1,0 +1,128 @@
+"""Versioned JSON files for graphs, platforms and instances.
+
+Every file is an object ``{"format": 1, "kind": "graph" | "platform" | "instance", ...}``;
+instance files also carry ``"family"``. The payload sits under ``"data"``. Loading bad data raises
+:class:`~splitopt.errors.InstanceError` whose message starts with the JSON path of the bad field
+(``data.graph.layers[12].out_bytes: must be >= 0, got -3``). Writing is atomic: a temporary file
+in the target directory, flushed and fsynced, then renamed over the target.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from splitopt.errors import InstanceError
+from splitopt.instances.graph import DNNGraph
+from splitopt.instances.platform import Platform
+
+FORMAT_VERSION = 1
+KINDS = ("graph", "platform", "instance")
+
+
+def _reject_constant(c: str):
+    raise InstanceError("", f"non-standard JSON number {c} (NaN and infinities are not allowed)")
+
+
+def envelope(obj: Any) -> dict:
+    """Wrap a graph, platform or family instance in the versioned envelope."""
+    if isinstance(obj, DNNGraph):
+        return {"format": FORMAT_VERSION, "kind": "graph", "data": obj.to_dict()}
+    if isinstance(obj, Platform):
+        return {"format": FORMAT_VERSION, "kind": "platform", "data": obj.to_dict()}
+    family = getattr(obj, "family", None)
+    if family is None or not hasattr(obj, "to_dict"):
+        raise TypeError(f"cannot serialise {type(obj).__name__}")
+    return {"format": FORMAT_VERSION, "kind": "instance", "family": family, "data": obj.to_dict()}
+
+
+def dumps(obj: Any, indent: int | None = 1) -> str:
+    return json.dumps(envelope(obj), indent=indent, allow_nan=False)
+
+
+def from_envelope(d: Any) -> Any:
+    """Inverse of :func:`envelope`, with validation."""
+    if not isinstance(d, dict):
+        raise InstanceError("", f"a splitopt file must hold a JSON object, got {type(d).__name__}")
+    fmt = d.get("format")
+    if fmt != FORMAT_VERSION:
+        raise InstanceError("format", f"unsupported format version {fmt!r} (this splitopt reads {FORMAT_VERSION})")
+    kind = d.get("kind")
+    if kind not in KINDS:
+        raise InstanceError("kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
+    data = d.get("data")
+    if kind == "graph":
+        return DNNGraph.from_dict(data, path="data")
+    if kind == "platform":
+        return Platform.from_dict(data, path="data")
+    from splitopt.families import get_family
+
+    fam_name = d.get("family")
+    try:
+        fam = get_family(fam_name)
+    except KeyError as exc:
+        raise InstanceError("family", str(exc.args[0])) from None
+    try:
+        return fam.instance_type.from_dict(data)
+    except InstanceError as exc:
+        raise InstanceError(f"data.{exc.path}" if exc.path else "data", exc.detail) from None
+
+
+def loads(text: str) -> Any:
+    try:
+        d = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InstanceError("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    return from_envelope(d)
+
+
+def load(path: str | os.PathLike) -> Any:
+    """Load a graph, platform or instance file. Errors name the file and the field."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InstanceError(str(p), "no such file") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise InstanceError(str(p), f"cannot read: {exc}") from None
+    try:
+        return loads(text)
+    except InstanceError as exc:
+        raise InstanceError(f"{p}: {exc.path}" if exc.path else str(p), exc.detail) from None
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (temporary file in the same directory, then rename)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return p
+
+
+def save(obj: Any, path: str | os.PathLike, indent: int | None = 1) -> Path:
+    """Save a graph, platform or instance atomically as versioned JSON."""
+    return write_text_atomic(path, dumps(obj, indent=indent) + "\n")
+
+
+def finite_or_none(x: float) -> float | None:
+    """JSON has no infinity: store ``inf`` as ``null``."""
+    return None if (isinstance(x, float) and math.isinf(x)) else x
+
+
+__all__ = ["FORMAT_VERSION", "envelope", "from_envelope", "dumps", "loads", "load", "save", "write_text_atomic"]
