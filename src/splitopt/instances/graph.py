@@ -427,7 +427,9 @@ class DNNGraph:
         ``groups`` defaults to :meth:`sese_blocks`, which gives a chain. Each group becomes one
         layer named after its last layer (``block`` is kept when the group shares one), with summed
         FLOP, seconds, parameter and memory bytes. Its output bytes are the bytes of the tensors
-        leaving the group (each tensor once). Raises :class:`InstanceError` if the quotient graph is
+        leaving the group (each tensor once), counting the main output of a graph output layer
+        (no consumer) as leaving: so collapsing into singletons keeps every ``out_bytes``, and the
+        last block of :meth:`sese_blocks` reports the graph's output bytes (not 0). Raises :class:`InstanceError` if the quotient graph is
         cyclic.
         """
         if groups is None:
@@ -445,6 +447,8 @@ class DNNGraph:
         for (p, port, b, cons) in self.tensors:
             if any(gid[c] != gid[p] for c in cons):
                 leaving[gid[p]] += b
+        for v in self.outputs:  # a graph output's tensor leaves the graph, hence its group
+            leaving[gid[v]] += self.layers[v].out_bytes
         new_layers = []
         for g, members in enumerate(groups):
             ms = [self.layers[v] for v in sorted(members)]
@@ -463,7 +467,7 @@ class DNNGraph:
                 op="block" if len(ms) > 1 else ms[0].op,
                 fwd_flop=math.fsum(m.fwd_flop for m in ms),
                 bwd_flop=math.fsum(m.bwd_flop for m in ms),
-                out_bytes=leaving[g] if leaving[g] or len(ms) > 1 else ms[-1].out_bytes,
+                out_bytes=leaving[g],
                 param_bytes=math.fsum(m.param_bytes for m in ms),
                 mem_bytes=math.fsum(mem) if mem else None,
                 fwd_seconds=fs, bwd_seconds=bs,

@@ -72,11 +72,34 @@ def from_envelope(d: Any) -> Any:
         raise InstanceError(f"data.{exc.path}" if exc.path else "data", exc.detail) from None
 
 
+def _nonfinite_path(obj: Any, path: str = "") -> tuple[str, float] | None:
+    """JSON path and value of the first NaN/infinity in ``obj`` (depth first, in document order)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return path, obj
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            hit = _nonfinite_path(v, f"{path}.{k}" if path else str(k))
+            if hit:
+                return hit
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            hit = _nonfinite_path(v, f"{path}[{i}]")
+            if hit:
+                return hit
+    return None
+
+
 def loads(text: str) -> Any:
     try:
         d = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise InstanceError("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except InstanceError as exc:
+        # NaN / Infinity: parse again leniently only to name the field that holds it.
+        hit = _nonfinite_path(json.loads(text))
+        if hit is None:  # pragma: no cover - the strict parse found one
+            raise
+        raise InstanceError(hit[0], f"non-standard JSON number {hit[1]} (NaN and infinities are not allowed)") from None
     return from_envelope(d)
 
 

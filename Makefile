@@ -1,0 +1,30 @@
+# Two commands do everything on a fresh machine (Python >= 3.11 on PATH as python3):
+#   make run    sets up .venv and runs the main job (demo + `splitopt validate quick`)
+#   make test   sets up .venv and runs the test suite (fast default; `make test-slow` for all)
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[test]"
+	touch $@
+
+.PHONY: setup run test test-slow bench
+setup: $(BIN)/.installed
+
+run: $(BIN)/.installed
+	$(BIN)/splitopt demo
+	$(BIN)/splitopt validate quick --store out/quick.sqlite
+
+test: $(BIN)/.installed
+	MPLBACKEND=Agg $(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-slow: $(BIN)/.installed
+	MPLBACKEND=Agg $(BIN)/python -m pytest -q -p no:cacheprovider -m "slow or not slow"
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/split.py
+	$(BIN)/python benchmarks/grouping.py
+	$(BIN)/python benchmarks/runner.py

@@ -1,0 +1,414 @@
+"""The ``splitopt`` command.
+
+User errors (bad files, bad options, unknown names, infeasible inputs) print one line
+``splitopt: error: <field path>: <message>`` and exit with status 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from splitopt.errors import SplitoptError
+
+
+# ---------------------------------------------------------------------- helpers
+def _fmt_num(x: float) -> str:
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if ax >= scale:
+            return f"{x / scale:.3f}{unit}"
+    return f"{x:.4g}"
+
+
+def _fmt_s(x: float) -> str:
+    if x == 0:
+        return "0 s"
+    if abs(x) >= 1:
+        return f"{x:.4f} s"
+    if abs(x) >= 1e-3:
+        return f"{x * 1e3:.4f} ms"
+    return f"{x * 1e6:.3f} us"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths))
+    out = [line, "  ".join("-" * w for w in widths)]
+    for r in rows:
+        out.append("  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    return "\n".join(out)
+
+
+def load_graph_arg(arg: str, input_size: int | None = None, batch: int = 1):
+    """A DNN graph from a graph/instance JSON file, a PipeDream profile, or a zoo/packaged name."""
+    from splitopt.errors import InstanceError
+    from splitopt.instances.graph import DNNGraph
+
+    p = Path(arg)
+    if p.exists():
+        if p.suffix == ".txt" or p.is_dir():
+            from splitopt.instances.importers.pipedream import load_pipedream
+
+            return load_pipedream(p / "graph.txt" if p.is_dir() else p)
+        from splitopt.instances import io
+
+        obj = io.load(p)
+        if isinstance(obj, DNNGraph):
+            return obj
+        g = getattr(obj, "graph", None)
+        if isinstance(g, DNNGraph):
+            return g
+        raise InstanceError(str(p), f"holds a {type(obj).__name__}, not a DNN graph")
+    from splitopt.instances import zoo
+
+    if arg in zoo.list_models():
+        return zoo.get(arg, input_size=input_size, batch=batch)
+    if arg.startswith("pipedream:"):
+        from splitopt.instances.importers.pipedream import load_packaged
+
+        return load_packaged(arg.split(":", 1)[1])
+    raise InstanceError("GRAPH", f"{arg!r} is neither a file nor a zoo model "
+                                 f"(zoo: {', '.join(zoo.list_models())}; packaged profiles: pipedream:NAME)")
+
+
+# ---------------------------------------------------------------------- commands
+def cmd_zoo(args) -> int:
+    from splitopt.instances import zoo
+
+    if args.zoo_cmd == "list":
+        rows = []
+        for name in zoo.list_models():
+            g = zoo.get(name)
+            t = g.totals()
+            rows.append([name, str(t["layers"]), str(t["edges"]), f"{int(round(t['params'])):,}",
+                         f"{t['macs'] / 1e9:.3f}", str(g.meta.get("input_size", ""))])
+        print(_table(rows, ["model", "layers", "edges", "params", "GMACs", "input"]))
+        return 0
+    g = zoo.get(args.name, input_size=args.input_size, batch=args.batch)
+    if args.output:
+        from splitopt.instances import io
+
+        io.save(g, args.output)
+        print(f"wrote {args.output}")
+        return 0
+    rows = []
+    for lay in g.layers:
+        shape = lay.meta.get("shape", "")
+        rows.append([lay.name, lay.op, "x".join(map(str, shape)) if isinstance(shape, (list, tuple)) else str(shape),
+                     f"{int(round(lay.params)):,}", _fmt_num(lay.macs), _fmt_num(lay.out_bytes), lay.block or ""])
+    print(_table(rows, ["layer", "op", "output", "params", "MACs", "out bytes", "block"]))
+    t = g.totals()
+    print()
+    print(f"{g.name}: {t['layers']} layers, {t['edges']} edges, parameters {int(round(t['params'])):,} "
+          f"({_fmt_num(t['param_bytes'])}B), MACs {t['macs']:,.0f} ({t['macs'] / 1e9:.3f} G), "
+          f"output bytes {_fmt_num(t['out_bytes'])}B")
+    return 0
+
+
+def cmd_import(args) -> int:
+    from splitopt.instances import io
+    from splitopt.instances.importers.pipedream import load_pipedream
+
+    g = load_pipedream(args.path, name=args.name)
+    io.save(g, args.output)
+    t = g.totals()
+    print(f"wrote {args.output}: {g.name}, {t['layers']} layers, {t['edges']} edges")
+    return 0
+
+
+def cmd_generate(args) -> int:
+    from splitopt.instances import generate, io
+
+    params = {}
+    for kv in args.param or []:
+        if "=" not in kv:
+            from splitopt.errors import InstanceError
+
+            raise InstanceError("--param", f"must be KEY=VALUE, got {kv!r}")
+        k, v = kv.split("=", 1)
+        try:
+            params[k] = json.loads(v)
+        except json.JSONDecodeError:
+            params[k] = v
+    if args.n is not None:
+        params["n"] = args.n
+    g = generate.generate(args.kind, args.seed, **params)
+    io.save(g, args.output)
+    print(f"wrote {args.output}: {g.name}, {len(g.layers)} layers, {len(g.edges)} edges")
+    return 0
+
+
+def describe_object(obj) -> dict:
+    from splitopt.instances.graph import DNNGraph
+    from splitopt.instances.platform import Platform
+
+    if isinstance(obj, DNNGraph):
+        t = obj.totals()
+        return {"kind": "graph", "name": obj.name, "chain": obj.is_chain(),
+                "inputs": len(obj.inputs), "outputs": len(obj.outputs),
+                "articulation_layers": len(obj.articulation_layers), **t}
+    if isinstance(obj, Platform):
+        return {"kind": "platform", "name": obj.name, "nodes": len(obj.nodes), "links": len(obj.links)}
+    from splitopt.families import family_of
+
+    fam = family_of(obj)
+    return {"kind": "instance", "family": fam.name, **fam.describe(obj)}
+
+
+def cmd_inspect(args) -> int:
+    from splitopt.instances import io
+
+    obj = io.load(args.file)
+    d = describe_object(obj)
+    if args.json:
+        print(json.dumps(d, indent=1, default=str))
+    else:
+        w = max(len(k) for k in d)
+        for k, v in d.items():
+            if isinstance(v, float):
+                v = f"{v:,.6g}"
+            print(f"{k.ljust(w)}  {v}")
+    return 0
+
+
+def cmd_families(args) -> int:
+    from splitopt.families import family_names, get_family
+
+    rows = []
+    for name in family_names():
+        try:
+            fam = get_family(name)
+        except ImportError as exc:  # pragma: no cover - a family not installed
+            rows.append([name, "-", f"unavailable: {exc}"])
+            continue
+        for a in fam.algorithms.values():
+            kind = "formulation" if a.formulation else ("exact" if a.exact else ("paper" if a.paper else "heuristic"))
+            rows.append([name, a.name + (" (default)" if a.name == fam.default_algorithm else ""), kind,
+                         a.description])
+    print(_table(rows, ["family", "algorithm", "kind", "description"]))
+    return 0
+
+
+def cmd_make(args) -> int:
+    from splitopt.families import get_family
+    from splitopt.instances import io
+
+    fam = get_family(args.family)
+    graph = load_graph_arg(args.graph, getattr(args, "input_size", None), getattr(args, "batch", 1) or 1)
+    inst = fam.make(graph, args)
+    io.save(inst, args.output)
+    d = fam.describe(inst)
+    print(f"wrote {args.output}: {fam.name} instance of {graph.name} "
+          + ", ".join(f"{k}={v}" for k, v in list(d.items())[:6]))
+    return 0
+
+
+def cmd_solve(args) -> int:
+    from splitopt.errors import InstanceError
+    from splitopt.families import family_of, solve
+    from splitopt.instances import io
+
+    inst = io.load(args.file)
+    if not hasattr(inst, "family"):
+        raise InstanceError(args.file, "holds a graph or platform, not an instance: use `splitopt make` first")
+    fam = family_of(inst)
+    if fam.override is not None:
+        inst = fam.override(inst, args)
+    opts = {}
+    algo = args.algorithm or fam.default_algorithm
+    a = fam.algorithms.get(algo)
+    if a is not None and a.formulation:
+        opts["solver"] = args.solver
+        if args.time_limit is not None:
+            opts["time_limit"] = args.time_limit
+    sol = solve(inst, algo, **opts)
+    if args.json:
+        out = sol.to_dict()
+        print(json.dumps(out, indent=1, default=str))
+        return 0
+    if fam.render is not None:
+        print(fam.render(inst, sol))
+    else:
+        print(f"{fam.name} / {sol.algorithm}: objective {sol.objective:.9g}")
+    print(f"algorithm {sol.algorithm}: status {sol.status}, objective {sol.objective:.9g}"
+          + (f", bound {sol.bound:.9g}" if sol.bound is not None else "") + f", time {_fmt_s(sol.seconds)}")
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from splitopt.validation import run_validation
+
+    algos = [a for a in args.algorithms.split(",") if a] if args.algorithms else None
+    summary = run_validation(args.set, algorithms=algos, solver=args.solver, jobs=args.jobs, store=args.store,
+                             scheduler=args.scheduler, dask_local=args.dask_local, time_limit=args.time_limit,
+                             progress=not args.quiet)
+    try:
+        text = summary.to_markdown(index=False)
+    except ImportError:
+        text = summary.to_string(index=False)
+    print(text)
+    return 0
+
+
+def cmd_report(args) -> int:
+    from splitopt.validation.report import summary_table, write_report
+
+    if not Path(args.store).exists():
+        from splitopt.errors import InstanceError
+
+        raise InstanceError(args.store, "no such results store")
+    df = summary_table(args.store)
+    print(df.to_string(index=False))
+    if args.html or args.markdown:
+        path = write_report(args.store, html=args.html, markdown=args.markdown)
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    """The main job's first step: a real measured graph, a split instance, exact and fast solves."""
+    from splitopt.families import solve
+    from splitopt.instances.importers.pipedream import load_packaged
+    from splitopt.instances.split import SplitInstance
+
+    g = load_packaged("resnet18")
+    inst = SplitInstance.from_graph(g, mode="training", iterations=10, device_slowdown=10.0,
+                                    up_bytes_per_s=12.5e6, down_bytes_per_s=25e6)
+    print(f"DNN graph: {g.name} (PipeDream profile, measured), {len(g.layers)} layers, {len(g.edges)} edges")
+    print("split instance: device 10x slower than the profiled GPU, uplink 100 Mbit/s, downlink 200 Mbit/s, "
+          "training, N = 10")
+    rows = []
+    for algo in ("mincut", "qdmp", "milp", "lp", "dads", "device_only", "server_only"):
+        s = solve(inst, algo)
+        rows.append([algo, f"{s.objective:.6f}", str(len(s.assignment)), s.status, _fmt_s(s.seconds)])
+    print(_table(rows, ["algorithm", "objective (s)", "device layers", "status", "time"]))
+    return 0
+
+
+# ---------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    from splitopt import __version__
+
+    p = argparse.ArgumentParser(prog="splitopt", description="Optimal splitting of DNNs across devices: "
+                                "exact models, fast algorithms, audited papers.")
+    p.add_argument("--version", action="version", version=f"splitopt {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    z = sub.add_parser("zoo", help="analytic architectures (list, show)")
+    zs = z.add_subparsers(dest="zoo_cmd", required=True, metavar="SUBCOMMAND")
+    zs.add_parser("list", help="list the zoo with totals")
+    zshow = zs.add_parser("show", help="table of layers, then totals")
+    zshow.add_argument("name")
+    zshow.add_argument("--input-size", type=int, default=None)
+    zshow.add_argument("--batch", type=int, default=1)
+    zshow.add_argument("-o", "--output", help="save the graph as JSON instead of printing it")
+    z.set_defaults(func=cmd_zoo)
+
+    im = sub.add_parser("import", help="import a DNN graph from another tool's format")
+    ims = im.add_subparsers(dest="import_kind", required=True, metavar="FORMAT")
+    pd = ims.add_parser("pipedream", help="a PipeDream profile graph.txt")
+    pd.add_argument("path")
+    pd.add_argument("-o", "--output", required=True)
+    pd.add_argument("--name", default=None)
+    im.set_defaults(func=cmd_import)
+
+    ge = sub.add_parser("generate", help="a seeded random DNN graph")
+    ge.add_argument("kind", help="chain, layered, series_parallel, residual, inception, dense")
+    ge.add_argument("--seed", type=int, required=True)
+    ge.add_argument("--n", type=int, default=None, help="size (layers or blocks, by kind)")
+    ge.add_argument("--param", action="append", metavar="KEY=VALUE", help="extra generator parameter")
+    ge.add_argument("-o", "--output", required=True)
+    ge.set_defaults(func=cmd_generate)
+
+    ins = sub.add_parser("inspect", help="what a file holds: family, sizes, totals")
+    ins.add_argument("file")
+    ins.add_argument("--json", action="store_true")
+    ins.set_defaults(func=cmd_inspect)
+
+    fa = sub.add_parser("families", help="list families and their algorithms")
+    fa.set_defaults(func=cmd_families)
+
+    from splitopt.families import family_names, get_family
+
+    mk = sub.add_parser("make", help="build a family instance from a DNN graph")
+    mks = mk.add_subparsers(dest="family", required=True, metavar="FAMILY")
+    for name in family_names():
+        try:
+            fam = get_family(name)
+        except ImportError:  # pragma: no cover
+            continue
+        if fam.make is None:
+            continue
+        fp = mks.add_parser(name, help=fam.description or f"a {name} instance")
+        fp.add_argument("graph", help="graph/instance JSON file, PipeDream graph.txt, zoo model name, "
+                                      "or pipedream:NAME")
+        fp.add_argument("-o", "--output", required=True)
+        if fam.add_make_arguments is not None:
+            fam.add_make_arguments(fp)
+    mk.set_defaults(func=cmd_make)
+
+    so = sub.add_parser("solve", help="solve an instance file with an algorithm or an exact formulation")
+    so.add_argument("file")
+    so.add_argument("--algorithm", "-a", default=None, help="algorithm name (see `splitopt families`)")
+    so.add_argument("--solver", default="highs", help="exact solver for formulations: highs, scip, cbc, ...")
+    so.add_argument("--time-limit", type=float, default=None)
+    so.add_argument("--json", action="store_true", help="machine-readable output")
+    seen: set[str] = set()
+    for name in family_names():
+        try:
+            fam = get_family(name)
+        except ImportError:  # pragma: no cover
+            continue
+        if fam.add_solve_arguments is not None:
+            g = so.add_argument_group(f"{name} options")
+            before = {a.dest for a in so._actions}
+            fam.add_solve_arguments(g)
+            seen |= {a.dest for a in so._actions} - before
+    so.set_defaults(func=cmd_solve)
+
+    va = sub.add_parser("validate", help="run algorithms against the exact solver over an instance set")
+    va.add_argument("set", help="set name (quick, split-random, grouping-random, zoo, pipedream) or a directory")
+    va.add_argument("--algorithms", default=None, help="comma-separated algorithm names (default: all)")
+    va.add_argument("--solver", default="highs")
+    va.add_argument("--jobs", type=int, default=1)
+    va.add_argument("--store", default="runs.sqlite")
+    va.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT")
+    va.add_argument("--dask-local", type=int, default=None, metavar="N", help="start a local Dask cluster of N workers")
+    va.add_argument("--time-limit", type=float, default=None, help="per-task time limit in seconds")
+    va.add_argument("--quiet", action="store_true", help="no progress display")
+    va.set_defaults(func=cmd_validate)
+
+    rp = sub.add_parser("report", help="summarise a results store")
+    rp.add_argument("store")
+    rp.add_argument("--html", default=None)
+    rp.add_argument("--markdown", default=None)
+    rp.set_defaults(func=cmd_report)
+
+    de = sub.add_parser("demo", help="a real measured graph split exactly and fast (the main job's first step)")
+    de.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return int(args.func(args) or 0)
+    except SplitoptError as exc:
+        print(f"splitopt: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("splitopt: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # pragma: no cover - e.g. `splitopt zoo show x | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
