@@ -41,8 +41,21 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     line = "  ".join(h.ljust(w) for h, w in zip(header, widths))
     out = [line, "  ".join("-" * w for w in widths)]
     for r in rows:
-        out.append("  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        out.append("  ".join(str(c).rjust(w) if _numeric(c) else str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
     return "\n".join(out)
+
+
+def _numeric(cell) -> bool:
+    s = str(cell).replace(",", "").replace(" ", "")
+    for suffix in ("ms", "us", "s", "T", "G", "M", "k", "%"):
+        if s.endswith(suffix) and len(s) > len(suffix):
+            s = s[: -len(suffix)]
+            break
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
 
 
 def load_graph_arg(arg: str, input_size: int | None = None, batch: int = 1):
