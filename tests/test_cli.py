@@ -121,3 +121,82 @@ def test_import_pipedream(tmp_path, capsys):
     # the profile has one line per layer starting with "node"; count them independently
     text = src.read_text()
     assert len(g.layers) == sum(1 for ln in text.splitlines() if ln.startswith("node"))
+
+
+# ------------------------------------------------------------------ make + solve, both families
+def test_make_and_solve_split_json_matches_evaluator(tmp_path, capsys):
+    from splitopt.families import evaluate
+
+    inst_file = tmp_path / "s.json"
+    code, _, _ = run(capsys, "make", "split", "resnet18", "--device-flops", "1e11", "--server-flops", "1e13",
+                     "--up-mbps", "100", "--down-mbps", "200", "--iterations", "5", "-o", str(inst_file))
+    assert code == 0
+    inst = io.load(inst_file)
+    results = {}
+    for algo in ("mincut", "milp", "device_only"):
+        code, out, _ = run(capsys, "solve", str(inst_file), "--algorithm", algo, "--json")
+        assert code == 0
+        d = json.loads(out)
+        assert {"family", "algorithm", "objective", "assignment", "seconds"} <= set(d)
+        assert d["family"] == "split" and d["algorithm"] == algo
+        # the printed objective is the evaluator's value of the printed assignment
+        assert d["objective"] == pytest.approx(evaluate(inst, d["assignment"])[0], rel=1e-12)
+        results[algo] = d["objective"]
+    assert results["mincut"] == pytest.approx(results["milp"], rel=1e-9)
+    assert results["mincut"] <= results["device_only"] * (1 + 1e-12)
+
+
+def test_solve_split_text_output_lists_cut(tmp_path, capsys):
+    inst_file = tmp_path / "s.json"
+    run(capsys, "make", "split", "alexnet", "--device-flops", "1e10", "--server-flops", "1e13",
+        "--up-mbps", "1000", "-o", str(inst_file))
+    code, out, _ = run(capsys, "solve", str(inst_file))
+    assert code == 0
+    assert "cut tensors" in out and "objective" in out
+
+
+def test_make_split_zero_bandwidth_exits_2(tmp_path, capsys):
+    code, _, err = run(capsys, "make", "split", "resnet18", "--up-mbps", "0", "--device-flops", "1e9",
+                       "--server-flops", "1e12", "-o", str(tmp_path / "x.json"))
+    assert code == 2 and "--up-mbps" in err and "got 0" in err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_make_split_unknown_pinned_layer_exits_2(tmp_path, capsys):
+    code, _, err = run(capsys, "make", "split", "resnet18", "--up-mbps", "10", "--device-flops", "1e9",
+                       "--server-flops", "1e12", "--pin-server", "no_such_layer", "-o", str(tmp_path / "x.json"))
+    assert code == 2 and "no_such_layer" in err
+
+
+def test_solve_unknown_algorithm_exits_2(tmp_path, capsys):
+    inst_file = tmp_path / "s.json"
+    run(capsys, "make", "split", "alexnet", "--device-flops", "1e10", "--server-flops", "1e13",
+        "--up-mbps", "10", "-o", str(inst_file))
+    code, _, err = run(capsys, "solve", str(inst_file), "--algorithm", "magic")
+    assert code == 2 and "magic" in err
+
+
+def test_make_and_solve_grouping_with_k_override(tmp_path, capsys):
+    from splitopt.families import evaluate
+
+    inst_file = tmp_path / "g.json"
+    code, _, _ = run(capsys, "make", "grouping", "resnet18", "--k", "3", "--objective", "bottleneck",
+                     "-o", str(inst_file))
+    assert code == 0
+    code, out, _ = run(capsys, "solve", str(inst_file), "--json")
+    d3 = json.loads(out)
+    assert d3["family"] == "grouping" and len(d3["assignment"]) == 3
+    code, out, _ = run(capsys, "solve", str(inst_file), "--k", "5", "--json")
+    d5 = json.loads(out)
+    assert len(d5["assignment"]) == 5 and sum(d5["assignment"]) == sum(d3["assignment"])
+    # more stages never increase the optimal bottleneck
+    assert d5["objective"] <= d3["objective"] * (1 + 1e-12)
+    inst = io.load(inst_file)
+    assert d3["objective"] == pytest.approx(evaluate(inst, d3["assignment"])[0], rel=1e-12)
+    code, out, _ = run(capsys, "solve", str(inst_file), "--algorithm", "milp_interval", "--json")
+    assert json.loads(out)["objective"] == pytest.approx(d3["objective"], rel=1e-7)
+
+
+def test_make_grouping_k_too_large_exits_2(tmp_path, capsys):
+    code, _, err = run(capsys, "make", "grouping", "resnet18", "--k", "50", "-o", str(tmp_path / "g.json"))
+    assert code == 2 and "k" in err

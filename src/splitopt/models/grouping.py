@@ -448,7 +448,9 @@ def render(instance: GroupingInstance, solution) -> str:
 def _add_make_arguments(parser) -> None:
     parser.add_argument("--k", type=int, required=True, help="number of groups (devices)")
     parser.add_argument("--objective", choices=OBJECTIVES, default="perf")
-    parser.add_argument("--requests", type=int, default=1, help="number of requests R (perf)")
+    parser.add_argument("--requests", type=int, default=None,
+                        help="number of requests R (perf); default: the number of parts, as the thesis's "
+                             "ResNet-18 run (11 requests for 11 parts, digest 003 §4.2)")
     parser.add_argument("--bandwidth-bytes-per-s", type=float, default=None,
                         help="link rate (default: thesis 25x1024 B/ms)")
     parser.add_argument("--flop-rate", type=float, default=None, help="FLOP/s to turn fwd_flop into seconds")
@@ -465,10 +467,19 @@ def _add_make_arguments(parser) -> None:
 
 
 def _make(graph, args) -> GroupingInstance:
-    """``splitopt make grouping GRAPH_OR_ZOO``: ``graph`` is a DNNGraph, a zoo name or a graph file."""
+    """``splitopt make grouping GRAPH_OR_ZOO``: ``graph`` is a DNNGraph, a zoo name or a graph file.
+
+    Without ``--requests`` the number of requests R is the number of parts."""
+    inst = _make_inner(graph, args)
+    if args.requests is None:
+        inst = inst.with_(requests=len(inst.names))
+    return inst
+
+
+def _make_inner(graph, args) -> GroupingInstance:
     from splitopt.instances.graph import DNNGraph
 
-    kw: dict = {"objective": args.objective, "requests": args.requests, "k1_convention": args.k1_convention,
+    kw: dict = {"objective": args.objective, "requests": args.requests or 1, "k1_convention": args.k1_convention,
                 "at_most_k": bool(args.at_most_k), "transfers": not args.no_transfers,
                 "charge_final_transfer": not args.no_final_transfer}
     if args.bandwidth_bytes_per_s is not None:
