@@ -254,6 +254,37 @@ def cmd_solve(args) -> int:
     return 0
 
 
+SUMMARY_COLUMNS = {"family": "family", "algorithm": "algorithm", "instances": "inst", "agreements": "agree",
+                   "disagreements": "disagree", "infeasible": "infeas", "not_applicable": "n/a", "errors": "errors",
+                   "timeouts": "timeouts", "worst_gap": "worst gap", "median_seconds": "median s",
+                   "median_speedup": "speed-up"}
+
+
+def summary_text(summary) -> str:
+    """The summary table in a terminal-width form (kind, counts, worst gap, median time and speed-up)."""
+    import math
+
+    rows = []
+    for rec in summary.to_dict("records"):
+        kind = "reference" if rec.get("reference") else (
+            "exact" if rec.get("exact") else ("paper" if rec.get("paper") else "baseline"))
+        row = [str(rec.get("family", "")), str(rec.get("algorithm", "")), kind]
+        for col in list(SUMMARY_COLUMNS)[2:]:
+            v = rec.get(col)
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                row.append("-")
+            elif col == "worst_gap":
+                row.append(f"{100 * v:.3g}%")
+            elif col == "median_seconds":
+                row.append(_fmt_s(v))
+            elif col == "median_speedup":
+                row.append(f"{v:.3g}x")
+            else:
+                row.append(str(int(v)))
+        rows.append(row)
+    return _table(rows, ["family", "algorithm", "kind", *list(SUMMARY_COLUMNS.values())[2:]])
+
+
 def cmd_validate(args) -> int:
     from splitopt.validation import run_validation
 
@@ -261,11 +292,11 @@ def cmd_validate(args) -> int:
     summary = run_validation(args.set, algorithms=algos, solver=args.solver, jobs=args.jobs, store=args.store,
                              scheduler=args.scheduler, dask_local=args.dask_local, time_limit=args.time_limit,
                              progress=not args.quiet)
-    try:
-        text = summary.to_markdown(index=False)
-    except ImportError:
-        text = summary.to_string(index=False)
-    print(text)
+    print(summary_text(summary))
+    for note in summary.attrs.get("notes", []) or []:
+        print(f"note: {note}")
+    unexpected = int(summary["unexpected"].sum()) if "unexpected" in summary else 0
+    print(f"results in {args.store}; exact algorithms disagreeing with the exact solver: {unexpected}")
     return 0
 
 
@@ -277,7 +308,7 @@ def cmd_report(args) -> int:
 
         raise InstanceError(args.store, "no such results store")
     df = summary_table(args.store)
-    print(df.to_string(index=False))
+    print(summary_text(df))
     if args.html or args.markdown:
         path = write_report(args.store, html=args.html, markdown=args.markdown)
         print(f"wrote {path}")

@@ -369,16 +369,46 @@ class GroupingInstance:
                               floor_flop=floor_flop, meta={"source": "zoo", "arch": arch}, **kw)
 
 
-def generate(seed: int, n: int = 8, k: int = 3, objective: str = "perf", requests: int = 4,
-             bandwidth_bytes_per_s: float = 1e8, **kw) -> GroupingInstance:
-    """A seeded random chain: ``t ~ U(1, 100) ms``, ``s ~ U(0.1, 10) MB`` (log-uniform), ``c`` in
-    ``0..4``. Identical on every machine for the same arguments (numpy PCG64)."""
+def generate(seed: int, n: int = 8, k: int | None = 3, objective: str | None = "perf", requests: int = 4,
+             bandwidth_bytes_per_s: float = 1e8, graph=None, **kw) -> GroupingInstance:
+    """A seeded random instance. Identical on every machine for the same arguments (numpy PCG64).
+
+    Without ``graph``: a random chain, ``t ~ U(1, 100) ms``, ``s ~ U(0.1, 10) MB`` (log-uniform),
+    ``c`` in ``0..4``. With ``graph`` (a DNN graph, e.g. from the zoo or a PipeDream profile): the
+    graph collapsed into a chain of parts (by block labels when that gives a chain, else by SESE
+    regions), times from measured seconds when the graph has them, else from FLOP at 1e11 FLOP/s.
+    ``k=None`` draws k in ``2..min(8, n)``; ``objective=None`` takes ``OBJECTIVES[seed % 3]``, so a
+    set of seeds exercises every objective.
+    """
     seed = _check_int("seed", seed, 0)
-    n = _check_int("n", n, 1)
     rng = np.random.default_rng(seed)
+    if objective is None:
+        objective = OBJECTIVES[seed % len(OBJECTIVES)]
+    if graph is not None:
+        measured = sorted(set.intersection(*(set(l.fwd_seconds) for l in graph.layers)))
+        tkw = {"machine": measured[0]} if measured else {"flop_rate": 1e11}
+        inst = None
+        for collapse in ("block", "sese"):
+            try:
+                inst = GroupingInstance.from_graph(graph, 1, collapse=collapse, **tkw)
+                break
+            except InstanceError:
+                continue
+        if inst is None:  # pragma: no cover - "sese" always gives a chain
+            raise InstanceError("graph", f"graph {graph.name!r} cannot be collapsed into a chain")
+        parts = len(inst.names)
+        if k is None:
+            k = int(rng.integers(2, max(2, min(8, parts)) + 1)) if parts >= 2 else 1
+        k = min(k, parts)
+        return inst.with_(k=k, objective=objective, requests=requests,
+                          bandwidth_bytes_per_s=bandwidth_bytes_per_s,
+                          name=f"{graph.name}-k{k}-{objective}-s{seed}")
+    n = _check_int("n", n, 1)
     t = np.round(rng.uniform(1e-3, 0.1, n), 6)
     s = np.round(10 ** rng.uniform(5, 7, n))
     c = rng.integers(0, 5, n)
+    if k is None:
+        k = int(rng.integers(1, n + 1))
     return GroupingInstance.from_arrays([float(x) for x in t], [float(x) for x in s], [int(x) for x in c],
                                         k=k, objective=objective, requests=requests,
                                         bandwidth_bytes_per_s=bandwidth_bytes_per_s,

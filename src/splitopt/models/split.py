@@ -28,7 +28,7 @@ import numpy as np
 
 from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.families import Algorithm, AlgoResult, Family
-from splitopt.instances.split import SplitInstance
+from splitopt.instances.split import MODES, SplitInstance
 
 BREAKDOWN_KEYS = ("device_compute", "server_compute", "activations", "gradients", "parameters", "input")
 
@@ -253,27 +253,55 @@ def render(instance: SplitInstance, solution) -> str:
     return "\n".join(lines)
 
 
-def generate(seed: int, kind: str = "layered_dag", n: int = 12, mode: str = "training",
+def generate(seed: int, kind: str | None = "layered_dag", n: int = 12, mode: str | None = "training",
              iterations: int = 10, device_flops: float = 1e11, server_flops: float = 1e13,
-             up_mbps: float = 50.0, down_mbps: float = 100.0, **params) -> SplitInstance:
-    """A seeded random instance: a graph from :func:`splitopt.instances.generate.generate`
-    (``kind``; ``n`` is passed as the size parameter the generator expects) on a two-tier platform."""
+             up_mbps: float | None = 50.0, down_mbps: float | None = 100.0, graph=None,
+             **params) -> SplitInstance:
+    """A seeded random instance on a two-tier platform.
+
+    Without ``graph``: a graph from :func:`splitopt.instances.generate.generate` (``kind``; ``n`` is
+    passed as the size parameter the generator expects). With ``graph`` (zoo or PipeDream): that
+    graph, with measured seconds when every layer has them (device 2-50x slower than the profiled
+    machine, drawn from the seed), FLOP at the given rates otherwise. ``up_mbps=None`` draws the uplink
+    log-uniformly in 1..1000 Mbit/s (downlink 1-4x that), ``mode=None`` picks training or
+    inference and ``kind=None`` the graph family from the seed, so a set of seeds covers every graph
+    family and moves the optimal cut around.
+    """
     from splitopt.instances import generate as gen
     from splitopt.instances.platform import mbps
 
     import inspect
 
-    fn = getattr(gen, kind, None)
-    sig = inspect.signature(fn) if fn is not None else None
-    if sig is not None and "blocks" in sig.parameters and "n" not in sig.parameters:
-        params.setdefault("blocks", max(1, n // 4))
+    rng = np.random.default_rng(seed)
+    if kind is None:
+        kind = gen.KINDS[seed % len(gen.KINDS)]
+    if up_mbps is None:
+        up_mbps = float(np.round(10 ** rng.uniform(0, 3), 6))
+        down_mbps = float(np.round(up_mbps * rng.uniform(1, 4), 6))
+    if mode is None:
+        mode = MODES[seed % 2]
+    if graph is None:
+        fn = getattr(gen, kind, None)
+        sig = inspect.signature(fn) if fn is not None else None
+        if sig is not None and "blocks" in sig.parameters and "n" not in sig.parameters:
+            params.setdefault("blocks", max(1, n // 4))
+        else:
+            params.setdefault("n", n)
+        graph = gen.generate(kind, seed, **params)
+        measured = False
     else:
-        params.setdefault("n", n)
-    graph = gen.generate(kind, seed, **params)
+        measured = all(l.fwd_seconds for l in graph.layers) and bool(
+            set.intersection(*(set(l.fwd_seconds) for l in graph.layers)))
+    if measured:
+        slowdown = float(np.round(rng.uniform(2, 50), 6))
+        return SplitInstance.from_graph(graph, up_bytes_per_s=mbps(up_mbps), down_bytes_per_s=mbps(down_mbps),
+                                        mode=mode, iterations=iterations, timing="measured",
+                                        device_slowdown=slowdown, name=f"{graph.name}-s{seed}")
     return SplitInstance.from_graph(graph, up_bytes_per_s=mbps(up_mbps), down_bytes_per_s=mbps(down_mbps),
                                     mode=mode, iterations=iterations, device_flops=device_flops,
                                     server_flops=server_flops, timing="flops",
-                                    input_bytes=graph.meta.get("input_bytes", 0.0) or 0.0)
+                                    input_bytes=graph.meta.get("input_bytes", 0.0) or 0.0,
+                                    name=f"{graph.name}-s{seed}")
 
 
 def add_make_arguments(parser) -> None:
