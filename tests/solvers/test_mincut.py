@@ -147,3 +147,19 @@ def test_ten_thousand_layer_dag_under_a_second():
     assert dt < 1.0
     assert r.gap <= 1e-12 * r.value
     assert close(evaluate(inst, qdmp.solve(inst))[0], r.value)
+
+
+@pytest.mark.parametrize("max_free", [64, 0], ids=["scipy+exact-free-check", "scipy+refinement-rounds"])
+def test_scipy_paths_equal_bruteforce(monkeypatch, max_free):
+    """The random instances are small enough for the exact integer path; force the scipy paths
+    (one scaled max-flow + exact check of the free vertices, or repeated refinement rounds) and
+    check them against enumeration too."""
+    monkeypatch.setattr(mincut, "SMALL_VERTICES", 0)
+    monkeypatch.setattr(mincut, "MAX_FREE", max_free)
+    for s in SEEDS[:150]:
+        inst = random_instance(s)
+        best, _names, _ = bruteforce.solve_detailed(inst)
+        r = mincut.solve_detailed(inst)
+        obj = evaluate(inst, r.device)[0]
+        assert close(obj, best), (s, max_free, obj, best)
+        assert r.lower_bound <= best * (1 + 1e-12) + 1e-300, s

@@ -67,6 +67,10 @@ SOLVERS: dict[str, str] = {"highs": "highspy", "scip": "pyscipopt", "cbc": "pulp
 
 _INT_TOL = 1e-6
 _HIGHS_DEFAULT_GAP = 1e-9  # HiGHS's own default mip_rel_gap is 1e-4: too loose for a reference
+# HiGHS also stops at an *absolute* gap of 1e-6 by default. splitopt's objectives are in seconds and
+# can be ~1e-2 in total, so that default let HiGHS return a split with an unneeded 6.4e-8 s upload
+# (PipeDream AlexNet, inference): 1.4e-6 relative. A reference solve must close the gap.
+_HIGHS_DEFAULT_ABS_GAP = 1e-12
 
 
 @dataclass
@@ -238,8 +242,9 @@ def _solve_highs(model, *, time_limit, mip_gap, relax, tee, options) -> dict:
     lp.num_col_ = n
     lp.num_row_ = len(repn.rows)
     c = repn.c.toarray()[0] if n else np.zeros(0)
-    lp.col_cost_ = np.asarray(c, dtype=float)
-    lp.offset_ = float(repn.c_offset[0]) if len(repn.c_offset) else 0.0
+    scale = _objective_scale(c)
+    lp.col_cost_ = np.asarray(c, dtype=float) * scale
+    lp.offset_ = (float(repn.c_offset[0]) if len(repn.c_offset) else 0.0) * scale
     lower = np.empty(n)
     upper = np.empty(n)
     integ = []
@@ -273,6 +278,8 @@ def _solve_highs(model, *, time_limit, mip_gap, relax, tee, options) -> dict:
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", _HIGHS_DEFAULT_GAP if mip_gap is None else float(mip_gap))
+    if mip_gap is None:
+        h.setOptionValue("mip_abs_gap", _HIGHS_DEFAULT_ABS_GAP)
     for key, val in (options or {}).items():
         if h.setOptionValue(key, val) != highspy.HighsStatus.kOk:
             raise InstanceError(f"options.{key}", f"HiGHS rejected the option value {val!r}")
@@ -318,7 +325,7 @@ def _solve_highs(model, *, time_limit, mip_gap, relax, tee, options) -> dict:
 
     objective = bound = None
     if ms == S.kModelEmpty:
-        objective = bound = lp.offset_
+        objective = bound = lp.offset_ / scale
     elif has_sol:
         sol = h.getSolution().col_value
         for v, x in zip(cols, sol):
@@ -328,9 +335,34 @@ def _solve_highs(model, *, time_limit, mip_gap, relax, tee, options) -> dict:
         objective = float(pyo.value(obj))  # at the loaded (integer-rounded) values
     if any_int:
         bound = _finite(info.mip_dual_bound)
+        if bound is not None:
+            bound /= scale
     elif status == "optimal":
         bound = objective
     return dict(status=status, termination=term, objective=objective, bound=bound)
+
+
+def _objective_scale(c) -> float:
+    """A power of two ``s`` for the cost vector handed to HiGHS (exact: no rounding).
+
+    HiGHS's dual feasibility tolerance (1e-7) is absolute: a cost coefficient below it is treated
+    as zero. splitopt's costs are seconds spanning many orders of magnitude (a 4-byte tensor costs
+    6.4e-8 s next to 3 s for a feature map), and unscaled HiGHS then paid a needless 6.4e-8 s upload
+    and reported it as proven optimal. We scale up so the smallest non-zero |cost| is at least 1e-4,
+    unless that would push the largest above 1e6 (costs above 1e6 are scaled down to it).
+    Objective and bound are divided by ``s`` again; the objective is recomputed in Pyomo anyway.
+    """
+    import math
+
+    import numpy as np
+
+    nz = np.abs(c[c != 0]) if len(c) else np.zeros(0)
+    if nz.size == 0:
+        return 1.0
+    lo, hi = float(nz.min()), float(nz.max())
+    e = max(math.ceil(math.log2(1e-4 / lo)), 0)  # only ever scale up for tiny costs ...
+    e = min(e, math.floor(math.log2(1e6 / hi)))   # ... and keep the largest at most 1e6
+    return math.ldexp(1.0, e)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -22,6 +22,14 @@ cut vertices and keeps the best (Theorem 2, Algorithm 2).
   ``W_j`` except by ``a_{j+1}`` is consumed inside ``W_j``, so no boundary transmission is lost or
   counted twice. Pins are respected (segments they contradict are skipped).
 
+  Speed (no change to the mathematics): the boundaries and every segment's cut network (the
+  rate-independent :class:`~splitopt.solvers.mincut._Structure`) are computed once per graph object,
+  pins and options and cached; a solve only fills the capacities. Segments are small, so
+  ``MC_j`` is computed by the exact integer max-flow of :mod:`splitopt.solvers.mincut` (its path A:
+  capacities scaled exactly to Python integers, Dinic's algorithm, no rounding, no scipy call);
+  larger segments use its certified scaled path. Segments whose vertices are all pinned (e.g. two
+  consecutive boundaries) are evaluated directly.
+
 ``variant="paper"`` is Algorithms 1-2 as printed: bridge test ``>`` on the undirected DNN graph
 rooted at the first layer; per-segment latency graphs of §3.2.1 Steps 1-5 on the index range from
 ``cv_j`` to ``cv_{j+1}`` (no closure arcs, no pins, transmission arcs only inside the range, so the
@@ -37,13 +45,14 @@ cut of the whole paper graph. It may return infeasible or suboptimal splits.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
 from splitopt.errors import InstanceError
 from splitopt.instances.split import SplitInstance
-from splitopt.solvers.mincut import CutProblem, min_cut
+from splitopt.solvers.mincut import CutProblem, _solve, _Structure, min_cut
 
 
 # ---------------------------------------------------------------------- Algorithm 1
@@ -123,58 +132,87 @@ class QDMPResult:
     server: list[str] | None = None  # V^c of the paper variant
 
 
-def _segment(instance: SplitInstance, lo: int, hi: int, *, force_lo: bool, force_hi: bool, drop_hi_out: bool,
-             with_input: bool, closure: bool, by_producer):
+_PLANS: "OrderedDict[tuple, tuple]" = OrderedDict()
+_PLAN_CACHE = 64
+
+
+def _plan(instance: SplitInstance, closure: bool):
+    """Rate-independent part of the corrected variant, cached per graph object, pins and options:
+    the boundary layers and, per segment ``j``, ``(lo, hi, structure, tensor indices)`` where the
+    structure is the cut network of ``W_j`` (:class:`splitopt.solvers.mincut._Structure`) and the
+    tensor indices pick its weights from the instance (the raw input last, index ``len(tensors)``).
+    Segments whose fixed sides contradict a pin have ``structure=None``."""
     c = instance.costs
     g = instance.graph
-    m = hi - lo + 1
-    tensors = []
-    for p in range(lo, hi + 1 - (1 if drop_hi_out else 0)):
-        for cons, w in by_producer[p]:
-            loc = tuple(x - lo for x in cons if lo <= x <= hi)
-            if len(loc) != len(cons):  # pragma: no cover - ruled out by the articulation property
-                raise AssertionError("tensor leaves its segment")
-            tensors.append((p - lo, loc, w))
-    if with_input and c.input_weight > 0.0:
-        tensors.append((-1, tuple(i - lo for i in c.input_layers), c.input_weight))
-    cl = [(u - lo, w - lo) for w in range(lo, hi + 1) for u in g._pred[w] if u >= lo] if closure else []
-    fd = c.force_dev[lo:hi + 1].copy()
-    fs = c.force_srv[lo:hi + 1].copy()
-    if force_lo:
-        fd[0] = True
-    if force_hi:
-        fs[m - 1] = True
-    if (fd & fs).any():
-        return None
-    return CutProblem(m, c.dev[lo:hi + 1].copy(), c.srv[lo:hi + 1].copy(), tensors, cl, fd, fs)
+    n = instance.n_layers
+    with_input = c.input_weight > 0.0
+    key = (id(g), closure, with_input, c.force_dev.tobytes(), c.force_srv.tobytes())
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0] is g:
+        _PLANS.move_to_end(key)
+        return hit[1]
+    arts = cut_layers(instance)
+    k = len(arts)
+    bounds = [None] + arts + [None]
+    by_producer: list[list] = [[] for _ in range(n)]
+    for t, (p, cons, _w, _b) in enumerate(c.tensors):
+        by_producer[p].append((t, cons))
+    srv_pins = np.concatenate([[0], np.cumsum(c.force_srv)])
+    dev_pins = np.concatenate([np.cumsum(c.force_dev[::-1])[::-1], [0]])
+    segs = []
+    for j in range(k + 1):
+        lo = 0 if bounds[j] is None else bounds[j]
+        hi = n - 1 if bounds[j + 1] is None else bounds[j + 1]
+        if srv_pins[lo] or dev_pins[hi + 1]:
+            segs.append((lo, hi, None, None))  # a pin outside the segment contradicts its fixed sides
+            continue
+        m = hi - lo + 1
+        tensors, tidx = [], []
+        for p in range(lo, hi + 1 - (1 if j < k else 0)):
+            for t, cons in by_producer[p]:
+                loc = tuple(x - lo for x in cons if lo <= x <= hi)
+                if len(loc) != len(cons):  # pragma: no cover - ruled out by the articulation property
+                    raise AssertionError("tensor leaves its segment")
+                tensors.append((p - lo, loc))
+                tidx.append(t)
+        if j == 0 and with_input:
+            tensors.append((-1, tuple(i - lo for i in c.input_layers)))
+            tidx.append(len(c.tensors))
+        cl = [(u - lo, w - lo) for w in range(lo, hi + 1) for u in g._pred[w] if u >= lo] if closure else []
+        fd = c.force_dev[lo:hi + 1].copy()
+        fs = c.force_srv[lo:hi + 1].copy()
+        if j >= 1:
+            fd[0] = True
+        if j < k:
+            fs[m - 1] = True
+        if (fd & fs).any():
+            segs.append((lo, hi, None, None))
+            continue
+        st = _Structure(m, tensors, cl, fd, fs, True)
+        segs.append((lo, hi, st if st.feasible else None, np.asarray(tidx, dtype=np.int64)))
+    plan = (arts, segs)
+    _PLANS[key] = (g, plan)
+    while len(_PLANS) > _PLAN_CACHE:
+        _PLANS.popitem(last=False)
+    return plan
 
 
 def _corrected(instance: SplitInstance, closure: bool = True) -> QDMPResult:
     c = instance.costs
     n = instance.n_layers
-    arts = cut_layers(instance)
+    arts, segs = _plan(instance, closure)
     k = len(arts)
-    bounds = [None] + arts + [None]
-    by_producer: list[list] = [[] for _ in range(n)]
-    for p, cons, w, _b in c.tensors:
-        if w > 0.0:
-            by_producer[p].append((cons, w))
-    pre = np.concatenate([[0.0], np.cumsum(c.dev)])            # pre[i] = sum dev[:i]
-    suf = np.concatenate([np.cumsum(c.srv[::-1])[::-1], [0.0]])  # suf[i] = sum srv[i:]
-    srv_pins = np.concatenate([[0], np.cumsum(c.force_srv)])
-    dev_pins = np.concatenate([np.cumsum(c.force_dev[::-1])[::-1], [0]])
+    wt = np.fromiter((t[2] for t in c.tensors), dtype=float, count=len(c.tensors))
+    wt = np.append(wt, c.input_weight)
+    dev, srv = np.asarray(c.dev, dtype=float), np.asarray(c.srv, dtype=float)
+    pre = np.concatenate([[0.0], np.cumsum(dev)])            # pre[i] = sum dev[:i]
+    suf = np.concatenate([np.cumsum(srv[::-1])[::-1], [0.0]])  # suf[i] = sum srv[i:]
     cands = []
-    for j in range(k + 1):
-        lo = 0 if bounds[j] is None else bounds[j]
-        hi = n - 1 if bounds[j + 1] is None else bounds[j + 1]
-        if srv_pins[lo] or dev_pins[hi + 1]:
-            continue  # a pin outside the segment contradicts its fixed sides
-        prob = _segment(instance, lo, hi, force_lo=j >= 1, force_hi=j < k, drop_hi_out=j < k,
-                        with_input=j == 0, closure=closure, by_producer=by_producer)
-        if prob is None:
+    for lo, hi, st, tidx in segs:
+        if st is None:
             continue
-        res = min_cut(prob)
-        if res is None:
+        res = _solve(st, dev[lo:hi + 1], srv[lo:hi + 1], wt[tidx])
+        if res is None:  # pragma: no cover - infeasible segments have no structure
             continue
         cands.append((pre[lo] + suf[hi + 1] + res.value, lo, hi, res))
     if not cands:  # pragma: no cover - validated instances always have a feasible split
