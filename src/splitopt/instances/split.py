@@ -30,6 +30,7 @@ pseudo-layer with fan-out, digest 002 §7.1 item 2; default in inference).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
@@ -249,7 +250,8 @@ class SplitInstance:
         ``device``/``client`` and first with role ``server``/``cloud``/``edge`` give the FLOP rates,
         the machine class and the ``speedup`` of measured seconds (a device ``speedup`` of 0.25 is a
         slow-down of 4); its links give the rates. Explicit keyword values win over the platform.
-        ``input_bytes`` defaults to ``graph.meta["input_bytes"]`` (0 if absent).
+        ``input_bytes`` defaults to ``graph.meta["input_bytes"]``, else to the output bytes of the
+        graph's explicit raw-input layers (op ``input``/``Input``: zoo and PipeDream graphs), else 0.
         """
         if platform is not None:
             dev_node = next((nd for nd in platform.nodes if nd.role in ("device", "client")), None)
@@ -299,7 +301,12 @@ class SplitInstance:
             dev = [w / df for w in work]
             srv = [w / sf for w in work]
         if input_bytes is None:
-            input_bytes = graph.meta.get("input_bytes", 0.0) or 0.0
+            input_bytes = graph.meta.get("input_bytes")
+        if input_bytes is None:
+            # an explicit raw-input layer (zoo "input", PipeDream "Input") outputs the raw input:
+            # running it on the server means uploading that tensor (digest 002 §2.5, tau)
+            input_bytes = math.fsum(graph.layers[i].out_bytes for i in graph.inputs
+                                    if graph.layers[i].op.lower().startswith("input"))
         return cls(graph=graph, device_s=tuple(dev), server_s=tuple(srv), up_bytes_per_s=up_bytes_per_s,
                    down_bytes_per_s=down_bytes_per_s, mode=mode, iterations=iterations,
                    pin_device=tuple(pin_device), pin_server=tuple(pin_server), input_bytes=input_bytes,
