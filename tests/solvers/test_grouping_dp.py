@@ -69,7 +69,7 @@ def test_dp_pure_min_sum_when_single_request():
 zoo = pytest.importorskip("splitopt.instances.zoo")
 
 
-def _zoo_check(arch, ks, objectives=("perf", "bottleneck", "thesis_cost")):
+def check_zoo_equals_interval_milp(arch, ks, objectives=("perf", "bottleneck", "thesis_cost")):
     for obj in objectives:
         for k in ks:
             inst = GroupingInstance.from_zoo(arch, k, objective=obj, requests=11)
@@ -83,28 +83,23 @@ def _zoo_check(arch, ks, objectives=("perf", "bottleneck", "thesis_cost")):
 
 
 def test_zoo_resnet18_all_k_equal_interval_milp():
-    _zoo_check("resnet18", range(1, 9))
+    check_zoo_equals_interval_milp("resnet18", range(1, 9))
 
 
 @pytest.mark.parametrize("arch", ["resnet34", "resnet50"])
 def test_zoo_resnet_mid_equal_interval_milp(arch):
-    _zoo_check(arch, [3, 6], objectives=("perf", "bottleneck"))
+    check_zoo_equals_interval_milp(arch, [3, 6], objectives=("perf", "bottleneck"))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", ["resnet34", "resnet50", "resnet101", "resnet152"])
 def test_zoo_resnets_all_k_equal_interval_milp_slow(arch):
-    _zoo_check(arch, range(1, 9))
+    check_zoo_equals_interval_milp(arch, range(1, 9))
 
 
-def test_resnet152_k8_fast():
-    import time
-
+def test_resnet152_k8_prunes_the_threshold_scan():
+    """Speed is measured in benchmarks/grouping.py, never asserted here; this checks the pruning."""
     inst = GroupingInstance.from_zoo("resnet152", 8, objective="perf", requests=11)
-    grouping_dp.solve(inst)
-    t0 = time.perf_counter()
     sizes, info = grouping_dp.solve(inst, return_info=True)
-    dt = time.perf_counter() - t0
     assert sum(sizes) == 53 and len(sizes) == 8
     assert info["thresholds_scanned"] < info["thresholds_total"]  # the bound prunes the scan
-    assert dt < 0.5  # generous on a loaded 2-core machine; the benchmark measures ~3 ms

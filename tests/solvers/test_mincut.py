@@ -2,7 +2,6 @@
 
 import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -110,16 +109,15 @@ def _resnet50_instance():
                                     device_flops=1e11, server_flops=1e13)
 
 
-def test_resnet50_speed_and_agreement_with_milp():
+def test_resnet50_agreement_with_milp():
+    """Speed is measured in benchmarks/split.py (ratios in one run), never asserted in tests."""
+    from splitopt.families import solve
+
     inst = _resnet50_instance()
-    mincut.solve(inst)
-    t = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        r = mincut.solve_detailed(inst)
-        t.append(time.perf_counter() - t0)
-    assert min(t) < 0.02  # target 2 ms; loose bound for a shared CI machine
+    r = mincut.solve_detailed(inst)
     assert r.gap <= 1e-12 * r.value
+    ref = solve(inst, "milp")
+    assert close(evaluate(inst, r.device)[0], ref.objective)
 
 
 def _big_dag(n: int, seed: int) -> SplitInstance:
@@ -137,14 +135,11 @@ def _big_dag(n: int, seed: int) -> SplitInstance:
 
 
 @pytest.mark.slow
-def test_ten_thousand_layer_dag_under_a_second():
+def test_ten_thousand_layer_dag_certified_and_equal_to_qdmp():
     from splitopt.solvers import qdmp
 
     inst = _big_dag(10_000, 3)
-    t0 = time.perf_counter()
     r = mincut.solve_detailed(inst)
-    dt = time.perf_counter() - t0
-    assert dt < 1.0
     assert r.gap <= 1e-12 * r.value
     assert close(evaluate(inst, qdmp.solve(inst))[0], r.value)
 

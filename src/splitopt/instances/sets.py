@@ -269,13 +269,15 @@ def _pipedream_names(notes: list[str]) -> list[str]:
 #: Keyword arguments for the ``quick`` set, per family (kept small so the set runs in < 1 minute).
 #: Only keywords the family's ``generate`` accepts are passed.
 QUICK_PARAMS: dict[str, dict[str, Any]] = {
-    "split": {"n": 10, "kind": None, "mode": None, "up_mbps": None},
+    "split": {"n": 10, "kind": None, "mode": None, "up_mbps": None, "device_flops": None, "server_flops": None,
+              "costs": None},
     "grouping": {"n": 10, "k": None, "objective": None},
 }
 #: Keyword arguments of the large random sets: every seed draws its graph family / objective,
 #: mode, rates and k, so the set covers the families' whole range (see each family's generate()).
 RANDOM_PARAMS: dict[str, dict[str, Any]] = {
-    "split": {"n": 14, "kind": None, "mode": None, "up_mbps": None},
+    "split": {"n": 14, "kind": None, "mode": None, "up_mbps": None, "device_flops": None, "server_flops": None,
+              "costs": None},
     "grouping": {"n": 12, "k": None, "objective": None},
 }
 QUICK_SEEDS = 12

@@ -100,7 +100,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
 from splitopt.errors import InstanceError
-from splitopt.instances.split import SplitInstance
+from splitopt.instances.split import SplitInstance, _closure
 
 INT_CAP = 1 << 30        # finite integer capacities are <= this
 INT_INF = (1 << 31) - 1  # infinite arcs
@@ -154,14 +154,7 @@ class CutProblem:
         back: list[list[int]] = [[] for _ in range(self.n)]
         for u, w in self.closure:
             back[w].append(u)
-        mask = self.force_dev.copy()
-        stack = list(np.flatnonzero(mask))
-        while stack:
-            w = stack.pop()
-            for u in back[w]:
-                if not mask[u]:
-                    mask[u] = True
-                    stack.append(u)
+        mask = _close(self.force_dev, back)
         if (mask & self.force_srv).any():
             return None
         return mask
@@ -428,15 +421,8 @@ class _Structure:
 
 
 def _close(seed: np.ndarray, adj) -> np.ndarray:
-    mask = seed.copy()
-    stack = np.flatnonzero(mask).tolist()
-    while stack:
-        w = stack.pop()
-        for u in adj[w]:
-            if not mask[u]:
-                mask[u] = True
-                stack.append(u)
-    return mask
+    """``seed`` (a boolean mask) plus everything reachable from it along ``adj``."""
+    return _closure(np.flatnonzero(seed).tolist(), adj, len(seed))
 
 
 def _structure_of(prob: CutProblem) -> _Structure:
