@@ -263,7 +263,7 @@ def generate(seed: int, kind: str | None = "layered_dag", n: int = 12, mode: str
     passed as the size parameter the generator expects). With ``graph`` (zoo or PipeDream): that
     graph, with measured seconds when every layer has them (device 2-50x slower than the profiled
     machine, drawn from the seed), FLOP at the given rates otherwise. ``up_mbps=None`` picks the
-    uplink at which the server-only split costs 0.3-3x the device-only split (downlink 1-4x the uplink;
+    uplink at which the server-only split costs 1-3x the device-only split (downlink 1-4x the uplink;
     a log-uniform draw in 1..1000 Mbit/s when no such rate exists), so optima are often interior; ``device_flops=None`` draws the device
     in 1e9..3e11 FLOP/s and ``server_flops=None`` a server 2-300x faster, ``mode=None`` picks training or
     inference, ``kind=None`` the graph family and ``costs=None`` the cost distribution from the seed, so a set of seeds covers every graph
@@ -313,8 +313,9 @@ def generate(seed: int, kind: str | None = "layered_dag", n: int = 12, mode: str
                                         server_flops=server_flops, timing="flops", name=f"{graph.name}-s{seed}")
 
     if balance:
-        up_mbps = _balanced_uplink_mbps(build, down_mbps / up_mbps, float(10 ** rng.uniform(-0.5, 0.5))) or up_mbps
-        down_mbps = up_mbps * (down_mbps / up_mbps if down_mbps else 1.0)
+        factor = down_mbps / up_mbps
+        up_mbps = _balanced_uplink_mbps(build, factor, float(10 ** rng.uniform(0.0, 0.5))) or up_mbps
+        down_mbps = float(np.round(up_mbps * factor, 6))
     return build(mbps(up_mbps), mbps(down_mbps))
 
 
