@@ -213,7 +213,10 @@ def cmd_make(args) -> int:
     from splitopt.instances import io
 
     fam = get_family(args.family)
-    graph = load_graph_arg(args.graph, getattr(args, "input_size", None), getattr(args, "batch", 1) or 1)
+    from splitopt.instances import zoo
+
+    args.from_zoo_name = not Path(args.graph).exists() and args.graph in zoo.list_models()
+    graph = load_graph_arg(args.graph, getattr(args, "input_size", None), 1)
     inst = fam.make(graph, args)
     io.save(inst, args.output)
     d = fam.describe(inst)

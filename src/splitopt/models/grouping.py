@@ -479,6 +479,11 @@ def _make(graph, args) -> GroupingInstance:
 def _make_inner(graph, args) -> GroupingInstance:
     from splitopt.instances.graph import DNNGraph
 
+    if (isinstance(graph, DNNGraph) and graph.meta.get("architecture") and graph.meta.get("batch") == 1
+            and getattr(args, "from_zoo_name", False)):
+        # `splitopt make grouping resnet152`: a zoo name gets the thesis set-up (batch 16, from_zoo)
+        graph = graph.meta["architecture"]
+
     kw: dict = {"objective": args.objective, "requests": args.requests or 1, "k1_convention": args.k1_convention,
                 "at_most_k": bool(args.at_most_k), "transfers": not args.no_transfers,
                 "charge_final_transfer": not args.no_final_transfer}
