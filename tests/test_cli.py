@@ -200,3 +200,13 @@ def test_make_and_solve_grouping_with_k_override(tmp_path, capsys):
 def test_make_grouping_k_too_large_exits_2(tmp_path, capsys):
     code, _, err = run(capsys, "make", "grouping", "resnet18", "--k", "50", "-o", str(tmp_path / "g.json"))
     assert code == 2 and "k" in err
+
+
+def test_make_grouping_zoo_name_uses_thesis_batch_16(tmp_path, capsys):
+    """`make grouping resnet18` follows the thesis set-up (batch of 16 images, digest 003 §4.2):
+    every part's output bytes are 16x those of `--batch 1`."""
+    run(capsys, "make", "grouping", "resnet18", "--k", "3", "-o", str(tmp_path / "a.json"))
+    run(capsys, "make", "grouping", "resnet18", "--k", "3", "--batch", "1", "-o", str(tmp_path / "b.json"))
+    a, b = io.load(tmp_path / "a.json"), io.load(tmp_path / "b.json")
+    assert len(a.s) == len(b.s) == 11
+    assert all(x == pytest.approx(16 * y) for x, y in zip(a.s, b.s))
