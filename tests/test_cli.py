@@ -210,3 +210,175 @@ def test_make_grouping_zoo_name_uses_thesis_batch_16(tmp_path, capsys):
     a, b = io.load(tmp_path / "a.json"), io.load(tmp_path / "b.json")
     assert len(a.s) == len(b.s) == 11
     assert all(x == pytest.approx(16 * y) for x, y in zip(a.s, b.s))
+
+
+# ------------------------------------------------------------------ review regressions: user errors
+# Each case below crashed with a traceback (exit 1) or silently did the wrong thing before the review.
+def _split_instance_file(tmp_path, capsys, name="s.json"):
+    path = tmp_path / name
+    code, _, _ = run(capsys, "make", "split", "alexnet", "--device-flops", "1e10", "--server-flops", "1e13",
+                     "--up-mbps", "10", "-o", str(path))
+    assert code == 0
+    return path
+
+
+def _grouping_instance_file(tmp_path, capsys, name="g.json"):
+    path = tmp_path / name
+    code, _, _ = run(capsys, "make", "grouping", "resnet18", "--k", "3", "-o", str(path))
+    assert code == 0
+    return path
+
+
+def _assert_user_error(code, err, *needles):
+    assert code == 2, err
+    assert err.startswith("splitopt: error:") and err.count("\n") == 1 and "Traceback" not in err
+    for n in needles:
+        assert n in err, (n, err)
+
+
+def test_instance_family_that_is_not_a_string_exits_2(tmp_path, capsys):
+    doc = json.loads(_split_instance_file(tmp_path, capsys).read_text())
+    doc["family"] = ["split"]  # was: TypeError unhashable type 'list'
+    path = write_json(tmp_path / "bad.json", doc)
+    code, _, err = run(capsys, "solve", path)
+    _assert_user_error(code, err, "family", "['split']")
+
+
+@pytest.mark.parametrize("where", ["graph", "layer"])
+def test_meta_that_is_not_an_object_exits_2(tmp_path, capsys, where):
+    if where == "graph":
+        doc = {"format": 1, "kind": "graph", "data": {"name": "g", "meta": 5, "layers": [{"name": "a"}], "edges": []}}
+        needle = "data.meta"
+    else:
+        doc = graph_doc([{"name": "a", "meta": [1, 2]}], [])
+        needle = "data.layers[0].meta"
+    code, _, err = run(capsys, "inspect", write_json(tmp_path / "m.json", doc))
+    _assert_user_error(code, err, needle, "must be an object")
+
+
+def test_output_path_that_is_a_directory_exits_2(tmp_path, capsys):
+    (tmp_path / "out").mkdir()
+    code, _, err = run(capsys, "generate", "chain", "--seed", "1", "--n", "3", "-o", str(tmp_path / "out"))
+    _assert_user_error(code, err, str(tmp_path / "out"), "Is a directory")
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
+
+
+def test_solve_without_solution_in_time_limit_exits_2(tmp_path, capsys, monkeypatch):
+    """A formulation whose solver stops without an incumbent: one line naming the status (the
+    grouping MILP raised a bare RuntimeError before)."""
+    from splitopt.solvers import exact
+
+    def no_solution(model, solver="highs", **kw):
+        return exact.ExactResult(solver=solver, status="time_limit", termination="maxTimeLimit", objective=None,
+                                 bound=None, gap=None, seconds=0.0)
+
+    monkeypatch.setattr(exact, "solve", no_solution)
+    g = _grouping_instance_file(tmp_path, capsys)
+    s = _split_instance_file(tmp_path, capsys)
+    for path, algo in ((g, "milp_interval"), (g, "milp_compact"), (s, "milp"), (s, "lp")):
+        code, _, err = run(capsys, "solve", str(path), "-a", algo, "--time-limit", "0.5")
+        _assert_user_error(code, err, "no solution", "time_limit")
+
+
+def test_harness_records_solver_time_out_as_timeout(monkeypatch):
+    """The reference formulation stopping without a solution is a time-out row, not
+    'not_applicable' (which means "the algorithm declines this instance")."""
+    from splitopt.models.split import generate
+    from splitopt.solvers import exact
+    from splitopt.validation import harness
+
+    def no_solution(model, solver="highs", **kw):
+        return exact.ExactResult(solver=solver, status="time_limit", termination="maxTimeLimit", objective=None,
+                                 bound=None, gap=None, seconds=0.0)
+
+    monkeypatch.setattr(exact, "solve", no_solution)
+    harness.clear_cache()
+    try:
+        rows = {r["algorithm"]: r for r in harness.validate_instance(generate(3, n=6), ["mincut"], time_limit=1.0)}
+    finally:
+        harness.clear_cache()
+    assert rows["milp"]["outcome"] == "timeout" and "time_limit" in rows["milp"]["error"]
+    assert rows["mincut"]["outcome"] == "no_reference"
+
+
+def test_validate_unknown_solver_exits_2_before_running(tmp_path, capsys):
+    store = tmp_path / "runs.sqlite"
+    code, _, err = run(capsys, "validate", "quick", "--solver", "nonexistent", "--store", str(store), "--quiet")
+    _assert_user_error(code, err, "'nonexistent'")
+    assert not store.exists()  # nothing ran, nothing recorded
+
+
+def test_validate_empty_directory_exits_2(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    code, _, err = run(capsys, "validate", str(tmp_path / "empty"), "--store", str(tmp_path / "r.sqlite"), "--quiet")
+    _assert_user_error(code, err, "no *.json")
+
+
+@pytest.mark.parametrize("command, content", [("report", b""), ("report", b'{"not": "a store"}\n'),
+                                              ("validate", b'{"not": "a store"}\n')])
+def test_store_that_is_not_sqlite_exits_2_and_is_left_untouched(tmp_path, capsys, command, content):
+    path = tmp_path / "notes.json"
+    path.write_bytes(content)
+    if command == "report":
+        code, _, err = run(capsys, "report", str(path))
+    else:  # (an empty --store file may become the store: validate creates stores)
+        code, _, err = run(capsys, "validate", str(_split_instance_file(tmp_path, capsys)), "--algorithms", "mincut",
+                           "--store", str(path), "--quiet")
+    _assert_user_error(code, err, str(path), "not an SQLite file")
+    assert path.read_bytes() == content  # report used to turn an empty file into a database
+
+
+def test_report_on_a_directory_exits_2(tmp_path, capsys):
+    code, _, err = run(capsys, "report", str(tmp_path))
+    _assert_user_error(code, err, "is a directory")
+
+
+def test_generate_absurd_size_exits_2(tmp_path, capsys):
+    # was: the process ran out of memory and was killed (exit 137)
+    code, _, err = run(capsys, "generate", "chain", "--seed", "1", "--n", "100000000", "-o", str(tmp_path / "g.json"))
+    _assert_user_error(code, err, "n:", "100000000")
+
+
+def test_make_grouping_zero_requests_exits_2(tmp_path, capsys):
+    # was: silently replaced by 1 request
+    code, _, err = run(capsys, "make", "grouping", "resnet18", "--k", "3", "--requests", "0",
+                       "-o", str(tmp_path / "g.json"))
+    _assert_user_error(code, err, "requests", "got 0")
+
+
+def test_solve_option_of_another_family_exits_2(tmp_path, capsys):
+    # was: `--k` silently ignored on a split instance
+    code, _, err = run(capsys, "solve", str(_split_instance_file(tmp_path, capsys)), "--k", "3")
+    _assert_user_error(code, err, "--k", "grouping option", "split instance")
+
+
+def test_make_split_analytic_graph_without_rates_names_the_options(tmp_path, capsys):
+    # was: "device_flops: must be a number, got None"
+    code, _, err = run(capsys, "make", "split", "alexnet", "--up-mbps", "10", "-o", str(tmp_path / "s.json"))
+    _assert_user_error(code, err, "device_flops: missing", "--device-flops")
+
+
+def test_paper_variant_infeasible_split_names_the_algorithm(tmp_path, capsys):
+    """seed 000 Alg. 1-2 as printed has no pins: on AlexNet at 10 Mbit/s it puts the raw input on the
+    server, which input_policy 'pin' forbids (digest 000 E3)."""
+    code, _, err = run(capsys, "solve", str(_split_instance_file(tmp_path, capsys)), "-a", "mincut_paper")
+    _assert_user_error(code, err, "'mincut_paper' returned an infeasible assignment", "input layer")
+
+
+@pytest.mark.parametrize("option, value", [("--machine", "gpu0"), ("--collapse", "sese")])
+def test_make_grouping_zoo_name_rejects_options_it_cannot_apply(tmp_path, capsys, option, value):
+    # was: silently ignored (a zoo name always takes the thesis FLOP/block set-up)
+    code, _, err = run(capsys, "make", "grouping", "resnet18", "--k", "3", option, value, "-o", str(tmp_path / "g.json"))
+    _assert_user_error(code, err, option, value)
+    assert not (tmp_path / "g.json").exists()
+
+
+@pytest.mark.parametrize("data, needle", [
+    ({"nodes": 3, "links": []}, "data.nodes: must be a list"),
+    ({"nodes": [{"name": 7}], "links": []}, "data.nodes[0].name"),
+    ({"nodes": [{"name": "d", "machine_class": ["gpu"]}], "links": []}, "data.nodes[0].machine_class"),
+])
+def test_inspect_bad_platform_exits_2(tmp_path, capsys, data, needle):
+    # was: TypeError traceback (nodes not a list) or a misleading error about a link
+    code, _, err = run(capsys, "inspect", write_json(tmp_path / "p.json", {"format": 1, "kind": "platform", "data": data}))
+    _assert_user_error(code, err, needle)

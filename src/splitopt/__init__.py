@@ -4,10 +4,10 @@ Families (see :mod:`splitopt.families`): ``split`` (two-tier min-cut), ``groupin
 grouping of a chain into pipeline stages), later ``pipeline`` and ``throughput``.
 """
 
-from splitopt.errors import InstanceError, SplitoptError, SolverUnavailable, InfeasibleSolution
+from splitopt.errors import InstanceError, SplitoptError, SolverFailed, SolverUnavailable, InfeasibleSolution
 from splitopt.instances.graph import DNNGraph, Layer, Edge
 
 __version__ = "0.1.0"
 
 __all__ = ["DNNGraph", "Layer", "Edge", "InstanceError", "SplitoptError", "SolverUnavailable",
-           "InfeasibleSolution", "__version__"]
+           "InfeasibleSolution", "SolverFailed", "__version__"]

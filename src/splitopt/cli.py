@@ -226,7 +226,7 @@ def cmd_make(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from splitopt.errors import InstanceError
+    from splitopt.errors import InfeasibleSolution, InstanceError
     from splitopt.families import family_of, solve
     from splitopt.instances import io
 
@@ -234,6 +234,10 @@ def cmd_solve(args) -> int:
     if not hasattr(inst, "family"):
         raise InstanceError(args.file, "holds a graph or platform, not an instance: use `splitopt make` first")
     fam = family_of(inst)
+    for dest, owner in getattr(args, "_family_options", {}).items():
+        if owner != fam.name and getattr(args, dest, None) is not None:
+            raise InstanceError(f"--{dest.replace('_', '-')}",
+                                f"is a {owner} option, but {args.file} holds a {fam.name} instance")
     if fam.override is not None:
         inst = fam.override(inst, args)
     opts = {}
@@ -243,7 +247,10 @@ def cmd_solve(args) -> int:
         opts["solver"] = args.solver
         if args.time_limit is not None:
             opts["time_limit"] = args.time_limit
-    sol = solve(inst, algo, **opts)
+    try:
+        sol = solve(inst, algo, **opts)
+    except InfeasibleSolution as exc:  # e.g. a paper variant as printed: say who produced the split
+        raise InfeasibleSolution(f"algorithm {algo!r} returned an infeasible assignment: {exc}") from None
     if args.json:
         out = sol.to_dict()
         print(json.dumps(out, indent=1, default=str))
@@ -291,6 +298,11 @@ def summary_text(summary) -> str:
 def cmd_validate(args) -> int:
     from splitopt.validation import run_validation
 
+    set_path = Path(args.set)
+    if set_path.is_dir() and not any(p.is_file() for p in set_path.rglob("*.json")):
+        from splitopt.errors import InstanceError
+
+        raise InstanceError(args.set, "no *.json instance files in this directory: nothing to validate")
     algos = [a for a in args.algorithms.split(",") if a] if args.algorithms else None
     summary = run_validation(args.set, algorithms=algos, solver=args.solver, jobs=args.jobs, store=args.store,
                              scheduler=args.scheduler, dask_local=args.dask_local, time_limit=args.time_limit,
@@ -320,6 +332,7 @@ def cmd_report(args) -> int:
 
 def cmd_demo(args) -> int:
     """The main job's first step: a real measured graph, a split instance, exact and fast solves."""
+    from splitopt.errors import InfeasibleSolution
     from splitopt.families import solve
     from splitopt.instances.importers.pipedream import load_packaged
     from splitopt.instances.split import SplitInstance
@@ -338,7 +351,7 @@ def cmd_demo(args) -> int:
         try:
             solve(inst, algo)  # warm-up: first calls pay imports and per-graph caches
             s = solve(inst, algo)
-        except SplitoptError as exc:  # a paper variant may return an infeasible split: show it
+        except InfeasibleSolution as exc:  # a paper variant may return an infeasible split: show it
             rows.append([algo, "-", "-", "infeasible", "-"])
             notes.append(f"{algo} (the paper's algorithm as printed) returned an infeasible split: {exc}")
             continue
@@ -422,7 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--solver", default="highs", help="exact solver for formulations: highs, scip, cbc, ...")
     so.add_argument("--time-limit", type=float, default=None)
     so.add_argument("--json", action="store_true", help="machine-readable output")
-    seen: set[str] = set()
+    owners: dict[str, str] = {}  # option dest -> the family that defines it
     for name in family_names():
         try:
             fam = get_family(name)
@@ -432,8 +445,8 @@ def build_parser() -> argparse.ArgumentParser:
             g = so.add_argument_group(f"{name} options")
             before = {a.dest for a in so._actions}
             fam.add_solve_arguments(g)
-            seen |= {a.dest for a in so._actions} - before
-    so.set_defaults(func=cmd_solve)
+            owners.update({d: name for d in {a.dest for a in so._actions} - before})
+    so.set_defaults(func=cmd_solve, _family_options=owners)
 
     va = sub.add_parser("validate", help="run algorithms against the exact solver over an instance set")
     va.add_argument("set", help="set name (quick, split-random, grouping-random, zoo, pipedream) or a directory")
@@ -471,6 +484,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # pragma: no cover - e.g. `splitopt zoo show x | head`
         return 0
+    except OSError as exc:  # a file the user named cannot be written or read (permissions, disk full, ...)
+        where = exc.filename if exc.filename is not None else ""
+        print(f"splitopt: error: {where}{': ' if where else ''}{exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

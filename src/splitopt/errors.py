@@ -25,6 +25,18 @@ class SolverUnavailable(SplitoptError, RuntimeError):
     """A requested solver is not installed; the message names the package to install."""
 
 
+class SolverFailed(SplitoptError, RuntimeError):
+    """An exact solver returned no solution (time limit without incumbent, solver error).
+
+    ``status`` is the normalised solver status of :mod:`splitopt.solvers.exact` (``"time_limit"``,
+    ``"error"``, ...). Distinct from :class:`InstanceError` so that the validation harness records a
+    time-out as a time-out, not as "the algorithm declines this instance"."""
+
+    def __init__(self, message: str, status: str = "error"):
+        self.status = status
+        super().__init__(message)
+
+
 class InfeasibleSolution(SplitoptError, ValueError):
     """A solution violates the instance's constraints (e.g. a server -> device data flow)."""
 

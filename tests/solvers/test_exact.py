@@ -407,8 +407,7 @@ def hard_multiknapsack(n=300, seed=3):
 def test_time_limit_reports_incumbent_and_bound(solver):
     m = hard_multiknapsack()
     r = solve(m, solver, time_limit=0.2)
-    assert r.status == "time_limit", r.termination
-    assert r.seconds < 10
+    assert r.status == "time_limit", r.termination  # stopped by the limit (no wall-clock assertion)
     if solver == "highs":
         assert r.objective is not None
     if r.objective is not None:

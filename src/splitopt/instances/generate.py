@@ -49,9 +49,15 @@ def _check_seed(seed) -> int:
     return int(seed)
 
 
+#: upper bound of every size parameter: a larger request is a typo, and would exhaust memory
+MAX_SIZE = 100_000
+
+
 def _check_int(name: str, v, minimum: int) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
         raise InstanceError(name, f"must be an integer >= {minimum}, got {v!r}")
+    if v > MAX_SIZE:
+        raise InstanceError(name, f"must be <= {MAX_SIZE:,}, got {v!r}")
     return int(v)
 
 

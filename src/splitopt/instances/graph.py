@@ -124,6 +124,8 @@ class Layer:
             if d.get(f) is not None:
                 kw[f] = str(d[f])
         if d.get("meta"):
+            if not isinstance(d["meta"], Mapping):
+                raise InstanceError(f"{path}.meta", f"must be an object, got {d['meta']!r}"[:200])
             kw["meta"] = dict(d["meta"])
         return cls(**kw)
 
@@ -516,6 +518,9 @@ class DNNGraph:
         edges_d = d.get("edges", [])
         if not isinstance(edges_d, list):
             raise InstanceError(f"{path}.edges", f"must be a list, got {edges_d!r}"[:200])
+        meta = d.get("meta") or {}
+        if not isinstance(meta, Mapping):
+            raise InstanceError(f"{path}.meta", f"must be an object, got {meta!r}"[:200])
         layers = [Layer.from_dict(ld, f"{path}.layers[{i}]") for i, ld in enumerate(layers_d)]
         edges = []
         for k, e in enumerate(edges_d):
@@ -523,7 +528,7 @@ class DNNGraph:
                 raise InstanceError(f"{path}.edges[{k}]", f"must be [src, dst] or [src, dst, port], got {e!r}")
             edges.append(Edge(*e))
         try:
-            return cls(layers, edges, name=str(d.get("name", "graph")), meta=d.get("meta") or {},
+            return cls(layers, edges, name=str(d.get("name", "graph")), meta=meta,
                        _validated_numbers=True)
         except InstanceError as exc:
             raise InstanceError(f"{path}.{exc.path}", exc.detail) from None

@@ -62,6 +62,8 @@ def from_envelope(d: Any) -> Any:
     from splitopt.families import get_family
 
     fam_name = d.get("family")
+    if not isinstance(fam_name, str):
+        raise InstanceError("family", f"must be a family name (a string), got {fam_name!r}"[:200])
     try:
         fam = get_family(fam_name)
     except KeyError as exc:
@@ -122,18 +124,25 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` to ``path`` atomically (temporary file in the same directory, then rename)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        if exc.strerror is not None:
+            exc.filename = str(p)  # name the user's target, not our temporary file
+        raise
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.strerror is not None:
+            exc.filename = str(p)  # name the user's target, not our temporary file
         raise
     return p
 

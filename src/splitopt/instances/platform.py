@@ -73,7 +73,7 @@ class Platform:
         if not self.nodes:
             raise InstanceError("nodes", "a platform needs at least one node")
         for i, nd in enumerate(self.nodes):
-            if not nd.name or nd.name in names:
+            if not isinstance(nd.name, str) or not nd.name or nd.name in names:
                 raise InstanceError(f"nodes[{i}].name", f"must be a unique non-empty name, got {nd.name!r}")
             names.add(nd.name)
             if nd.role not in ROLES:
@@ -83,6 +83,8 @@ class Platform:
                 check_number(f"nodes[{i}].memory_bytes", nd.memory_bytes)
             check_number(f"nodes[{i}].overhead_s", nd.overhead_s)
             check_number(f"nodes[{i}].speedup", nd.speedup, minimum=0.0, strict=True)
+            if nd.machine_class is not None and not isinstance(nd.machine_class, str):
+                raise InstanceError(f"nodes[{i}].machine_class", f"must be a string or null, got {nd.machine_class!r}")
         pairs = set()
         for k, ln in enumerate(self.links):
             for end in ("src", "dst"):
@@ -124,6 +126,9 @@ class Platform:
         if not isinstance(d, Mapping):
             raise InstanceError(path, f"must be an object, got {type(d).__name__}")
         try:
+            for fld in ("nodes", "links"):
+                if not isinstance(d.get(fld, []), list):
+                    raise InstanceError(fld, f"must be a list, got {d.get(fld)!r}"[:200])
             nodes = []
             for i, nd in enumerate(d.get("nodes", [])):
                 if not isinstance(nd, Mapping) or "name" not in nd:

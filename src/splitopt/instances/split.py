@@ -295,6 +295,12 @@ class SplitInstance:
             dev = [b * device_slowdown for b in base]
             srv = [b / server_speedup for b in base]
         else:
+            for fld, rate in (("device_flops", device_flops), ("server_flops", server_flops)):
+                if rate is None:
+                    raise InstanceError(fld, "missing: give FLOP/s rates (CLI: --device-flops and --server-flops) "
+                                             "or a graph with measured seconds"
+                                             + (f" (machine classes here: {', '.join(sorted(classes))})"
+                                                if classes else " (this graph has none)"))
             df = check_number("device_flops", device_flops, minimum=0.0, strict=True)
             sf = check_number("server_flops", server_flops, minimum=0.0, strict=True)
             work = [l.fwd_flop + (l.bwd_flop if training else 0.0) for l in layers]

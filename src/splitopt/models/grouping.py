@@ -42,7 +42,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from splitopt.errors import InstanceError
+from splitopt.errors import InstanceError, SolverFailed
 from splitopt.families import Algorithm, AlgoResult, Family
 from splitopt.instances.grouping import GroupingInstance, OBJECTIVES, generate as _generate
 
@@ -402,7 +402,8 @@ def solve_milp(instance: GroupingInstance, formulation: str = "interval", solver
         if best is None or res.objective < best[0]:
             best = (res.objective, sizes, res)
     if best is None:
-        raise RuntimeError(f"{formulation} MILP found no solution: {statuses}")
+        raise SolverFailed(f"solver: {solver} found no solution of the {formulation} MILP "
+                           f"(status {', '.join(statuses)})", status=statuses[-1] if statuses else "error")
     obj, sizes, res = best
     status = "optimal" if all(s == "optimal" for s in statuses) else statuses[-1]
     bound = min(bounds) if len(bounds) == len(instance.group_counts) else None
@@ -484,7 +485,7 @@ def _make_inner(graph, args) -> GroupingInstance:
         # `splitopt make grouping resnet152`: a zoo name gets the thesis set-up (batch 16, from_zoo)
         graph = graph.meta["architecture"]
 
-    kw: dict = {"objective": args.objective, "requests": args.requests or 1, "k1_convention": args.k1_convention,
+    kw: dict = {"objective": args.objective, "requests": 1 if args.requests is None else args.requests, "k1_convention": args.k1_convention,
                 "at_most_k": bool(args.at_most_k), "transfers": not args.no_transfers,
                 "charge_final_transfer": not args.no_final_transfer}
     if args.bandwidth_bytes_per_s is not None:
@@ -505,6 +506,15 @@ def _make_inner(graph, args) -> GroupingInstance:
 
             graph = load(graph)
         else:
+            # the thesis set-up of from_zoo: FLOP-based times at block granularity; say so rather
+            # than silently ignore options that cannot apply
+            if args.machine is not None:
+                raise InstanceError("--machine", f"zoo architecture {graph!r} has no measured seconds "
+                                                 f"(use --flop-rate), got {args.machine!r}")
+            if args.collapse != "block":
+                raise InstanceError("--collapse", f"a zoo name uses the thesis block granularity; for "
+                                                  f"collapse={args.collapse!r} save the graph first "
+                                                  f"(splitopt zoo show {graph} -o graph.json) and pass that file")
             if args.flop_rate is not None:
                 tkw["flop_rate"] = args.flop_rate
             return GroupingInstance.from_zoo(graph, args.k, **tkw, **kw)

@@ -26,7 +26,7 @@ from typing import Iterable
 
 import numpy as np
 
-from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import Algorithm, AlgoResult, Family
 from splitopt.instances.split import MODES, SplitInstance
 
@@ -179,8 +179,9 @@ def _solve_formulation(instance: SplitInstance, *, relax: bool, solver: str = "h
     model = build_milp(instance)
     res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap, relax=relax, tee=tee)
     if not res.has_solution:
-        raise InstanceError("solver", f"{solver} returned no solution (status {res.status}): {res.message}")
-    info = {"solver": solver, "termination": res.termination, "objective": res.objective,
+        raise SolverFailed(f"solver: {solver} returned no solution (status {res.status})"
+                           + (f": {res.message}" if res.message else ""), status=res.status)
+    info = {"solver": solver, "termination": res.termination, "model_objective": res.objective,
             "solver_seconds": res.seconds}
     if relax:
         import pyomo.environ as pyo

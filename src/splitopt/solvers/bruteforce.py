@@ -5,8 +5,9 @@ predecessor-closed subsets are feasible (digest 000 E8), so this module enumerat
 the DAG (order ideals / down-sets) that respect the pins: a layer may join the device set only when
 all its producers are already in it, scanning layers in topological order. Each ideal is produced
 exactly once (a chain has ``L + 1`` of them). Costs are computed directly from the cost model with
-bitmasks, independently of the min-cut code, and the best set is re-scored with
-:func:`splitopt.models.split.relaxed_cost` (the evaluator's arithmetic).
+bitmasks, independently of the min-cut code and of the evaluator, so that the enumeration is an
+independent oracle; the objective shown to users is the evaluator's score of the returned set
+(:func:`splitopt.families.solve` does that).
 
 ``closed=False`` enumerates all subsets that respect the pins, closed or not: the optimum of
 the paper graphs without closure arcs (digest 000 Check B, digest 002 §2.6), used only to

@@ -31,7 +31,10 @@ def _check_chain(instance: SplitInstance) -> None:
             raise InstanceError("graph", f"algorithm 'chain' needs a chain; layer {lay.name!r} has "
                                          f"{lay.n_outputs} outputs (use 'mincut')")
         if i < len(g) - 1 and g.succ(i) != (i + 1,):
-            succ = ", ".join(g.layers[j].name for j in g.succ(i)) or "none"
+            if not g.succ(i):
+                raise InstanceError("graph", f"algorithm 'chain' needs a chain; layer {lay.name!r} has no "
+                                             f"consumer but is not the last layer (use 'mincut')")
+            succ = ", ".join(g.layers[j].name for j in g.succ(i))
             raise InstanceError("graph", f"algorithm 'chain' needs a chain; layer {lay.name!r} feeds "
                                          f"[{succ}] (use 'mincut')")
     raise InstanceError("graph", "algorithm 'chain' needs a chain (use 'mincut')")  # pragma: no cover

@@ -152,6 +152,24 @@ def available_solvers() -> dict[str, bool]:
     return out
 
 
+def check_solver(solver: str) -> None:
+    """Raise :class:`~splitopt.errors.SolverUnavailable` unless :func:`solve` can use ``solver``
+    here (the same tests :func:`solve` makes, done before a batch run starts rather than once per
+    instance)."""
+    name = str(solver).lower()
+    if name == "highs":
+        _require("highspy", "highs")
+    elif name == "cbc":
+        _require("pulp", "cbc")
+        if not _cbc_available():
+            raise SolverUnavailable("solver 'cbc' needs PuLP's CBC: pip install pulp "
+                                    "(pip install 'pulp[cbc]' on PuLP >= 4)")
+    elif name == "scip":
+        _require("pyscipopt", "scip")
+    else:
+        _make_pyomo_solver(solver)
+
+
 def _require(module: str, solver: str) -> None:
     if not _has_module(module):
         raise SolverUnavailable(
@@ -740,4 +758,4 @@ def solve(model, solver: str = "highs", *, time_limit: float | None = None,
                        message=out.get("message", ""))
 
 
-__all__ = ["ExactResult", "SOLVERS", "available_solvers", "solve"]
+__all__ = ["ExactResult", "SOLVERS", "available_solvers", "check_solver", "solve"]

@@ -51,7 +51,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from splitopt.errors import InstanceError
+from splitopt.errors import InstanceError, SolverFailed
 from splitopt.families import AlgoResult, Family, family_of, get_family
 from splitopt.instances.sets import Member, canonical_json, instance_hash
 
@@ -198,6 +198,9 @@ def run_algorithm(fam: Family, instance: Any, name: str, solver: str = "highs",
             out = algo.func(instance, **opts)
     except TaskTimeout as exc:
         return Run(name, "timeout", seconds=time.perf_counter() - t0, error=str(exc))
+    except SolverFailed as exc:  # the exact solver gave no solution (before the InstanceError clause)
+        return Run(name, "timeout" if exc.status == "time_limit" else "error",
+                   seconds=time.perf_counter() - t0, error=_short(exc))
     except InstanceError as exc:  # the algorithm declines this instance
         return Run(name, "not_applicable", seconds=time.perf_counter() - t0, error=_short(exc))
     except Exception as exc:  # a recorded outcome, never a crash

@@ -303,6 +303,9 @@ def run_validation(set_name_or_dir: "str | os.PathLike | InstanceSet", algorithm
         raise InstanceError("time_limit", f"must be > 0 seconds, got {time_limit!r}")
     if dask_local is not None and int(dask_local) < 1:
         raise InstanceError("dask_local", f"must be >= 1 workers, got {dask_local!r}")
+    from splitopt.solvers.exact import check_solver
+
+    check_solver(solver)  # an unknown or missing solver is one clear error, not one error row per member
     iset = get_set(set_name_or_dir)
     algos = _parse_algorithms(algorithms)
     members = list(iset.members())

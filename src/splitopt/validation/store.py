@@ -44,15 +44,22 @@ class ResultStore:
     :meth:`close`."""
 
     def __init__(self, path: str | os.PathLike = ":memory:", timeout: float = 60.0):
+        from splitopt.errors import InstanceError
+
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(self.path, timeout=timeout)
-        self._con.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL mode: a committed transaction survives a killed process (not necessarily
-        # a power cut), which is the failure a batch run meets.
-        self._con.execute("PRAGMA synchronous=NORMAL")
-        self._create()
+            check_store_file(self.path, must_exist=False)
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._con = sqlite3.connect(self.path, timeout=timeout)
+            self._con.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode: a committed transaction survives a killed process (not necessarily
+            # a power cut), which is the failure a batch run meets.
+            self._con.execute("PRAGMA synchronous=NORMAL")
+            self._create()
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise InstanceError(self.path, f"cannot open as a results store (SQLite): {exc}") from None
 
     def _create(self) -> None:
         cols = ",\n  ".join(f"{c} {t}" for c, t in COLUMNS)
@@ -142,6 +149,33 @@ class ResultStore:
         self.close()
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_store_file(path: str | os.PathLike, must_exist: bool = True) -> None:
+    """Raise :class:`~splitopt.errors.InstanceError` unless ``path`` is an SQLite file (or, with
+    ``must_exist=False``, does not exist yet or is empty). Guards user files from being turned into
+    a database by a mistyped ``--store`` or ``splitopt report`` argument."""
+    from splitopt.errors import InstanceError
+
+    p = Path(path)
+    if not p.exists():
+        if must_exist:
+            raise InstanceError(str(p), "no such results store")
+        return
+    if p.is_dir():
+        raise InstanceError(str(p), "is a directory, not a results store (SQLite file)")
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise InstanceError(str(p), f"cannot read: {exc.strerror or exc}") from None
+    if head == b"" and not must_exist:
+        return
+    if head != SQLITE_MAGIC:
+        raise InstanceError(str(p), "not a results store: not an SQLite file")
+
+
 def open_store(store: "str | os.PathLike | ResultStore | None") -> ResultStore:
     """A :class:`ResultStore` for a path, an existing store, or ``None`` (in memory)."""
     if isinstance(store, ResultStore):
@@ -153,12 +187,9 @@ def load_dataframe(store: "str | os.PathLike | ResultStore", **where: Any):
     """All rows of a store file as a DataFrame."""
     if isinstance(store, ResultStore):
         return store.to_dataframe(**where)
-    if not Path(store).exists():
-        from splitopt.errors import InstanceError
-
-        raise InstanceError("store", f"no such results store: {store}")
+    check_store_file(store, must_exist=True)
     with ResultStore(store) as st:
         return st.to_dataframe(**where)
 
 
-__all__ = ["ResultStore", "open_store", "load_dataframe", "COLUMNS", "COLUMN_NAMES", "KEY"]
+__all__ = ["ResultStore", "open_store", "load_dataframe", "check_store_file", "COLUMNS", "COLUMN_NAMES", "KEY"]
