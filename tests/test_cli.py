@@ -382,3 +382,13 @@ def test_inspect_bad_platform_exits_2(tmp_path, capsys, data, needle):
     # was: TypeError traceback (nodes not a list) or a misleading error about a link
     code, _, err = run(capsys, "inspect", write_json(tmp_path / "p.json", {"format": 1, "kind": "platform", "data": data}))
     _assert_user_error(code, err, needle)
+
+
+def test_solver_option_on_a_combinatorial_algorithm_exits_2(tmp_path, capsys):
+    inst_file = tmp_path / "s.json"
+    run(capsys, "make", "split", "alexnet", "--device-flops", "1e10", "--server-flops", "1e13",
+        "--up-mbps", "10", "-o", str(inst_file))
+    code, _, err = run(capsys, "solve", str(inst_file), "--algorithm", "mincut", "--solver", "cbc")
+    assert code == 2 and "--solver" in err and "milp" in err
+    code, out, _ = run(capsys, "solve", str(inst_file), "--algorithm", "milp", "--solver", "cbc", "--json")
+    assert code == 0 and json.loads(out)["info"]["solver"] == "cbc"

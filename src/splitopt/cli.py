@@ -244,9 +244,13 @@ def cmd_solve(args) -> int:
     algo = args.algorithm or fam.default_algorithm
     a = fam.algorithms.get(algo)
     if a is not None and a.formulation:
-        opts["solver"] = args.solver
+        opts["solver"] = args.solver or "highs"
         if args.time_limit is not None:
             opts["time_limit"] = args.time_limit
+    elif a is not None and (args.solver is not None or args.time_limit is not None):
+        flag = "--solver" if args.solver is not None else "--time-limit"
+        formulations = ", ".join(n for n, x in fam.algorithms.items() if x.formulation)
+        raise InstanceError(flag, f"applies to exact formulations ({formulations}), not to algorithm {algo!r}")
     try:
         sol = solve(inst, algo, **opts)
     except InfeasibleSolution as exc:  # e.g. a paper variant as printed: say who produced the split
@@ -432,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     so = sub.add_parser("solve", help="solve an instance file with an algorithm or an exact formulation")
     so.add_argument("file")
     so.add_argument("--algorithm", "-a", default=None, help="algorithm name (see `splitopt families`)")
-    so.add_argument("--solver", default="highs", help="exact solver for formulations: highs, scip, cbc, ...")
+    so.add_argument("--solver", default=None, help="exact solver for formulations: highs (default), scip, cbc, ...")
     so.add_argument("--time-limit", type=float, default=None)
     so.add_argument("--json", action="store_true", help="machine-readable output")
     owners: dict[str, str] = {}  # option dest -> the family that defines it
