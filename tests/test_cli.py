@@ -91,6 +91,7 @@ def test_zoo_show_totals_line(capsys):
     code, out, _ = run(capsys, "zoo", "show", "resnet18")
     assert code == 0
     assert "parameters 11,689,512" in out  # torchvision's published ResNet-18 total
+    assert "(1.814 G)" in out  # torchvision's published 1.81 GMACs (conv + linear MACs)
 
 
 def test_zoo_list_has_all_models(capsys):

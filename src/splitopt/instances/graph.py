@@ -63,8 +63,10 @@ class Layer:
 
     @property
     def macs(self) -> float:
-        """Forward multiply-accumulates (``fwd_flop / 2``)."""
-        return self.fwd_flop / 2.0
+        """Forward multiply-accumulates: ``meta["macs"]`` when the source counted them (the zoo counts
+        conv + linear MACs, the published convention), else ``fwd_flop / 2``."""
+        m = self.meta.get("macs") if self.meta else None
+        return float(m) if isinstance(m, (int, float)) else self.fwd_flop / 2.0
 
     def to_dict(self) -> dict:
         d: dict = {"name": self.name, "op": self.op}
