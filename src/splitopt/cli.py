@@ -65,6 +65,10 @@ def load_graph_arg(arg: str, input_size: int | None = None, batch: int = 1):
 
     p = Path(arg)
     if p.exists():
+        if p.suffix == ".onnx":
+            from splitopt.instances.importers.onnx import load_onnx
+
+            return load_onnx(p, batch=batch)
         if p.suffix == ".txt" or p.is_dir():
             from splitopt.instances.importers.pipedream import load_pipedream
 
@@ -126,9 +130,15 @@ def cmd_zoo(args) -> int:
 
 def cmd_import(args) -> int:
     from splitopt.instances import io
-    from splitopt.instances.importers.pipedream import load_pipedream
 
-    g = load_pipedream(args.path, name=args.name)
+    if args.import_kind == "onnx":
+        from splitopt.instances.importers.onnx import load_onnx
+
+        g = load_onnx(args.path, batch=args.batch, name=args.name)
+    else:
+        from splitopt.instances.importers.pipedream import load_pipedream
+
+        g = load_pipedream(args.path, name=args.name)
     io.save(g, args.output)
     t = g.totals()
     print(f"wrote {args.output}: {g.name}, {t['layers']} layers, {t['edges']} edges")
@@ -396,6 +406,11 @@ def build_parser() -> argparse.ArgumentParser:
     pd.add_argument("path")
     pd.add_argument("-o", "--output", required=True)
     pd.add_argument("--name", default=None)
+    ox = ims.add_parser("onnx", help="an ONNX model (shapes by ONNX shape inference, FLOP per node)")
+    ox.add_argument("path")
+    ox.add_argument("-o", "--output", required=True)
+    ox.add_argument("--name", default=None)
+    ox.add_argument("--batch", type=int, default=None, help="value of a symbolic batch dimension (default 1)")
     im.set_defaults(func=cmd_import)
 
     ge = sub.add_parser("generate", help="a seeded random DNN graph")
@@ -426,8 +441,8 @@ def build_parser() -> argparse.ArgumentParser:
         if fam.make is None:
             continue
         fp = mks.add_parser(name, help=fam.description or f"a {name} instance")
-        fp.add_argument("graph", help="graph/instance JSON file, PipeDream graph.txt, zoo model name, "
-                                      "or pipedream:NAME")
+        fp.add_argument("graph", help="graph/instance JSON file, PipeDream graph.txt, ONNX .onnx file, "
+                                      "zoo model name, or pipedream:NAME")
         fp.add_argument("-o", "--output", required=True)
         if fam.add_make_arguments is not None:
             fam.add_make_arguments(fp)
