@@ -393,3 +393,18 @@ def test_solver_option_on_a_combinatorial_algorithm_exits_2(tmp_path, capsys):
     assert code == 2 and "--solver" in err and "milp" in err
     code, out, _ = run(capsys, "solve", str(inst_file), "--algorithm", "milp", "--solver", "cbc", "--json")
     assert code == 0 and json.loads(out)["info"]["solver"] == "cbc"
+
+
+def test_report_on_foreign_sqlite_file_exits_2_and_leaves_it_unchanged(tmp_path, capsys):
+    import hashlib
+    import sqlite3
+
+    db = tmp_path / "other.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t (x INTEGER)")
+    con.commit()
+    con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    code, _, err = run(capsys, "report", str(db))
+    assert code == 2 and "not a splitopt results store" in err
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before

@@ -142,11 +142,11 @@ def test_milp_equals_bruteforce_and_lp_is_integral():
         best = bruteforce.solve_detailed(inst)[0]
         sol = families.solve(inst, "milp")
         assert sol.status == "optimal"
-        assert close(sol.objective, best, rel=1e-7), (s, sol.objective, best)
+        assert close(sol.objective, best, rel=1e-9), (s, sol.objective, best)
         lp = families.solve(inst, "lp")
         assert lp.info["max_fractionality"] <= 1e-6, s
-        assert close(lp.objective, best, rel=1e-7), s
-        assert lp.bound == pytest.approx(best, rel=1e-6)
+        assert close(lp.objective, best, rel=1e-9), s
+        assert lp.bound == pytest.approx(best, rel=1e-9)
 
 
 @pytest.mark.slow
@@ -154,7 +154,7 @@ def test_milp_equals_bruteforce_full():
     for s in range(360):
         inst = random_instance(s)
         best = bruteforce.solve_detailed(inst)[0]
-        assert close(families.solve(inst, "milp").objective, best, rel=1e-7), s
+        assert close(families.solve(inst, "milp").objective, best, rel=1e-9), s
         assert families.solve(inst, "lp").info["max_fractionality"] <= 1e-6, s
 
 

@@ -79,7 +79,7 @@ def check_zoo_equals_interval_milp(arch, ks, objectives=("perf", "bottleneck", "
                 if name == "bruteforce" or (name in ("linear_partition", "parametric") and obj != "bottleneck"):
                     continue
                 sol = solve(inst, name)
-                assert math.isclose(sol.objective, ref.objective, rel_tol=1e-7, abs_tol=1e-9), (arch, obj, k, name)
+                assert math.isclose(sol.objective, ref.objective, rel_tol=1e-9, abs_tol=1e-12), (arch, obj, k, name)
 
 
 def test_zoo_resnet18_all_k_equal_interval_milp():

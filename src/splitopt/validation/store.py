@@ -176,6 +176,23 @@ def check_store_file(path: str | os.PathLike, must_exist: bool = True) -> None:
         raise InstanceError(str(p), "not a results store: not an SQLite file")
 
 
+def _check_is_results_store(path: str | os.PathLike) -> None:
+    """Raise :class:`~splitopt.errors.InstanceError` if the SQLite file at ``path`` has no results
+    table. Read-only: a report never turns someone else's database into a store."""
+    from splitopt.errors import InstanceError
+
+    try:
+        con = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        try:
+            found = con.execute("SELECT name FROM sqlite_master WHERE type='table' AND name=?", (TABLE,)).fetchone()
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        raise InstanceError(str(path), f"cannot read as a results store (SQLite): {exc}") from None
+    if found is None:
+        raise InstanceError(str(path), f"an SQLite file, but not a splitopt results store (no {TABLE!r} table)")
+
+
 def open_store(store: "str | os.PathLike | ResultStore | None") -> ResultStore:
     """A :class:`ResultStore` for a path, an existing store, or ``None`` (in memory)."""
     if isinstance(store, ResultStore):
@@ -188,6 +205,7 @@ def load_dataframe(store: "str | os.PathLike | ResultStore", **where: Any):
     if isinstance(store, ResultStore):
         return store.to_dataframe(**where)
     check_store_file(store, must_exist=True)
+    _check_is_results_store(store)
     with ResultStore(store) as st:
         return st.to_dataframe(**where)
 
