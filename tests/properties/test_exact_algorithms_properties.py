@@ -5,6 +5,7 @@ judged by the family's evaluator. Hypothesis shrinks any counterexample to a min
 from __future__ import annotations
 
 import math
+import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,7 +15,9 @@ from splitopt.instances.graph import DNNGraph, Edge, Layer
 from splitopt.instances.grouping import GroupingInstance
 from splitopt.instances.split import SplitInstance
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# SPLITOPT_HYPOTHESIS_EXAMPLES=5000 for a long hunt; 150 keeps the default suite fast
+SETTINGS = settings(max_examples=int(os.environ.get("SPLITOPT_HYPOTHESIS_EXAMPLES", "150")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 # 0, or 10^e for e in [-6, 6]: twelve orders of magnitude, as real DNN costs span
 cost = st.one_of(st.just(0.0), st.integers(-6, 6).map(lambda e: 10.0 ** e),

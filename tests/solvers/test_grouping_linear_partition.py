@@ -69,3 +69,20 @@ def test_rejects_other_objectives():
     with pytest.raises(InstanceError) as ei:
         solve_dp(generate(0, objective="perf"))
     assert ei.value.path == "objective"
+
+
+def test_parametric_search_survives_last_bit_differences():
+    """Regression (found by hypothesis): the greedy probe's running sum accepts theta = 2.0 while
+    the prefix-sum interval cost of the last part is 2.0000000000000004; the search must still
+    return the optimum (bottleneck 2 with groups [0, 0, 2] [1.3176] [2])."""
+    from splitopt.instances.grouping import GroupingInstance
+    from splitopt.models.grouping import evaluate
+    from splitopt.solvers.grouping_bruteforce import bruteforce
+    from splitopt.solvers.linear_partition import parametric_search
+
+    inst = GroupingInstance.from_arrays([0.0, 0.0, 2.0, 1.3175918080582139, 2.0], [0.0] * 5, [0] * 5, k=3,
+                                        objective="bottleneck", requests=1, bandwidth_bytes_per_s=1000.0,
+                                        transfers=False)
+    got = evaluate(inst, parametric_search(inst))[0]
+    assert abs(got - 2.0) <= 1e-12
+    assert abs(got - evaluate(inst, bruteforce(inst))[0]) <= 1e-12

@@ -136,10 +136,19 @@ def parametric_search(instance) -> list[int]:
             hi = mid
         else:
             lo = mid + 1
-    theta = cand[lo]
-    gm = np.where(g <= theta, g, np.inf)
-    M, arg = minmax_tables(gm, instance.k_max)
-    best = min((m for m in ms if np.isfinite(M[m, n])), key=lambda m: (M[m, n], m))
+    # The greedy probe sums t left to right while g holds prefix-sum differences: the two can
+    # differ in the last bit (2.0 vs 2.0000000000000004), so the probe may accept a theta just
+    # below the optimum as g computes it. Move up the (adjacent) candidates until the restricted DP,
+    # which uses g itself, is feasible: that theta is the optimum exactly. Found by a hypothesis test.
+    while True:
+        theta = cand[lo]
+        gm = np.where(g <= theta, g, np.inf)
+        M, arg = minmax_tables(gm, instance.k_max)
+        feasible_ms = [m for m in ms if np.isfinite(M[m, n])]
+        if feasible_ms or lo == len(cand) - 1:
+            break
+        lo += 1
+    best = min(feasible_ms, key=lambda m: (M[m, n], m))
     return _backtrack(arg, best, n)
 
 
