@@ -263,3 +263,12 @@ def test_family_registry():
     text = fam.render(inst, sol)
     assert "stage" in text and len(text.splitlines()) == 2 + 3
     assert fam.describe(inst)["parts"] == 6
+
+
+def test_thesis_cost_rejects_a_total_time_too_small_to_normalise():
+    """Found by hypothesis: a subnormal total time overflowed the normalisation t_j / T."""
+    from splitopt.errors import InstanceError
+    from splitopt.instances.grouping import GroupingInstance
+
+    with pytest.raises(InstanceError, match="too small to normalise"):
+        GroupingInstance.from_arrays([2.225073858507e-311], [0.0], [0], k=1, objective="thesis_cost")

@@ -38,8 +38,21 @@ def split_instances(draw):
     dev = [draw(cost) for _ in range(n)]
     srv = [draw(cost) for _ in range(n)]
     mode = draw(st.sampled_from(["training", "inference"]))
+    policy = draw(st.sampled_from(["pin", "upload"]))
+    pin_d, pin_s = [], []
+    if draw(st.booleans()):
+        d = draw(st.integers(0, n - 1))
+        ancestors = {d}
+        for v in range(d, -1, -1):  # indices are topological: walk producers backwards
+            if v in ancestors:
+                ancestors.update(g.pred(v))
+        pin_d = [f"v{d}"]
+        free = [v for v in range(n) if v not in ancestors and not (policy == "pin" and v in g.inputs)]
+        if free and draw(st.booleans()):
+            pin_s = [f"v{draw(st.sampled_from(free))}"]
     return SplitInstance(g, dev, srv, draw(positive), draw(positive), mode, draw(st.sampled_from([1, 10])),
-                         input_bytes=draw(cost), input_policy=draw(st.sampled_from(["pin", "upload"])))
+                         pin_device=tuple(pin_d), pin_server=tuple(pin_s), input_bytes=draw(cost),
+                         input_policy=policy)
 
 
 def _agree(a: float, b: float) -> bool:
@@ -69,8 +82,8 @@ def grouping_instances(draw):
     c = [draw(st.integers(0, 5)) for _ in range(n)]
     k = draw(st.integers(1, n))
     objective = draw(st.sampled_from(["perf", "bottleneck", "thesis_cost"]))
-    if objective == "thesis_cost" and not math.fsum(t) > 0:
-        t[0] = 1.0  # the thesis cost normalises by the total time
+    if objective == "thesis_cost" and not math.fsum(t) > 1e-300:
+        t[0] = 1.0  # the thesis cost normalises by the total time (a subnormal total is rejected)
     return GroupingInstance.from_arrays(t, s, c, k=k, objective=objective, requests=draw(st.integers(1, 12)),
                                         bandwidth_bytes_per_s=draw(st.floats(1e3, 1e9)),
                                         transfers=draw(st.booleans()))

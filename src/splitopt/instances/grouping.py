@@ -145,6 +145,10 @@ class GroupingInstance:
         if self.objective == "thesis_cost" and not sum(self.t) > 0:
             raise InstanceError("parts", "thesis_cost needs a positive total execution time "
                                          "(the balance factor max/mean is undefined otherwise)")
+        if self.objective == "thesis_cost" and not math.isfinite(len(self.t) / sum(self.t)):
+            # normalised times t_j / T overflow for a subnormal total (found by hypothesis)
+            raise InstanceError("parts", f"thesis_cost normalises by the total execution time, got "
+                                         f"{sum(self.t)!r} s: too small to normalise")
         object.__setattr__(self, "meta", dict(self.meta or {}))
 
     # ------------------------------------------------------------------ derived data
