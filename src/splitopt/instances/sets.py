@@ -283,6 +283,14 @@ RANDOM_PARAMS: dict[str, dict[str, Any]] = {
 QUICK_SEEDS = 12
 
 
+#: Keyword arguments of the real-graph sets (zoo, pipedream): rates balanced so that optima are often
+#: interior cuts, mode / k / objective drawn from the seed (see each family's generate()).
+GRAPH_PARAMS: dict[str, dict[str, Any]] = {
+    "split": {"mode": None, "up_mbps": None},
+    "grouping": {"k": None, "objective": None},
+}
+
+
 def accepted_params(func: Callable, params: dict[str, Any]) -> dict[str, Any]:
     """The subset of ``params`` that ``func`` accepts as keywords (all of them if it takes ``**kw``)."""
     import inspect
@@ -323,7 +331,9 @@ def _graphs(kind: str):
         for fam_name in SET_FAMILIES:
             if usable_family(fam_name, st.notes) is None:
                 continue
-            yield from graph_members(kind, fam_name, names, range(n or 1))
+            fam = usable_family(fam_name, [])
+            params = accepted_params(fam.generate, GRAPH_PARAMS.get(fam_name, {}))
+            yield from graph_members(kind, fam_name, names, range(n or 1), **params)
     return factory
 
 
