@@ -203,24 +203,10 @@ class DNNGraph:
             if t not in succ[s]:
                 succ[s].append(t)
                 pred[t].append(s)
-        # Kahn's algorithm, stable with respect to the given order.
-        import heapq
-
-        indeg = [len(p) for p in pred]
-        heap = [i for i in range(n) if indeg[i] == 0]
-        if not heap:
+        if all(pred):
             raise InstanceError("edges", "the graph has no input layer (every layer has a producer): it is cyclic")
-        heapq.heapify(heap)
-        order: list[int] = []
-        while heap:
-            i = heapq.heappop(heap)
-            order.append(i)
-            for j in succ[i]:
-                indeg[j] -= 1
-                if indeg[j] == 0:
-                    heapq.heappush(heap, j)
-        if len(order) != n:
-            cyc = _find_cycle([i for i in range(n) if indeg[i] > 0], succ, indeg)
+        order, cyc = stable_topological_order(succ)
+        if cyc is not None:
             names = " -> ".join(layers[i].name for i in cyc)
             raise InstanceError("edges", f"the graph is cyclic: {names}")
         pos = [0] * n
@@ -555,7 +541,33 @@ def _check_layer_numbers(lay: Layer, i: int) -> None:
         check_number(f"{p}.extra_out_bytes[{j}]", v)
 
 
-def _find_cycle(nodes: list[int], succ: list[list[int]], indeg: list[int]) -> list[int]:
+def stable_topological_order(succ: Sequence[Sequence[int]]) -> tuple[list[int], list[int] | None]:
+    """Kahn's algorithm over vertices ``0..n-1``, ties broken by the smallest index (so the order is
+    stable with respect to the given order). Returns ``(order, None)`` for a DAG, else
+    ``(partial order, cycle)`` with the cycle's vertices, the first repeated at the end."""
+    import heapq
+
+    n = len(succ)
+    indeg = [0] * n
+    for out in succ:
+        for j in out:
+            indeg[j] += 1
+    heap = [i for i in range(n) if indeg[i] == 0]
+    heapq.heapify(heap)
+    order: list[int] = []
+    while heap:
+        i = heapq.heappop(heap)
+        order.append(i)
+        for j in succ[i]:
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                heapq.heappush(heap, j)
+    if len(order) == n:
+        return order, None
+    return order, _find_cycle([i for i in range(n) if indeg[i] > 0], succ, indeg)
+
+
+def _find_cycle(nodes: list[int], succ: Sequence[Sequence[int]], indeg: list[int]) -> list[int]:
     """Some cycle among ``nodes`` (all have positive remaining in-degree)."""
     rem = set(nodes)
     # walk backwards along remaining predecessors: every remaining node has one
@@ -583,4 +595,4 @@ def chain(costs: Sequence[Mapping], name: str = "chain") -> DNNGraph:
                     name=name)
 
 
-__all__ = ["Layer", "Edge", "DNNGraph", "chain", "replace"]
+__all__ = ["Layer", "Edge", "DNNGraph", "chain", "stable_topological_order", "replace"]

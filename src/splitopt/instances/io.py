@@ -105,15 +105,22 @@ def loads(text: str) -> Any:
     return from_envelope(d)
 
 
-def load(path: str | os.PathLike) -> Any:
-    """Load a graph, platform or instance file. Errors name the file and the field."""
+def read_text_file(path: str | os.PathLike) -> str:
+    """A user's text file as UTF-8; a missing or unreadable file raises :class:`InstanceError`
+    naming it."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InstanceError(str(p), "no such file") from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
         raise InstanceError(str(p), f"cannot read: {exc}") from None
+
+
+def load(path: str | os.PathLike) -> Any:
+    """Load a graph, platform or instance file. Errors name the file and the field."""
+    p = Path(path)
+    text = read_text_file(p)
     try:
         return loads(text)
     except InstanceError as exc:
@@ -157,4 +164,5 @@ def finite_or_none(x: float) -> float | None:
     return None if (isinstance(x, float) and math.isinf(x)) else x
 
 
-__all__ = ["FORMAT_VERSION", "envelope", "from_envelope", "dumps", "loads", "load", "save", "write_text_atomic"]
+__all__ = ["FORMAT_VERSION", "envelope", "from_envelope", "dumps", "loads", "load", "save", "write_text_atomic",
+           "read_text_file"]

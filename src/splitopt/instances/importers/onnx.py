@@ -102,7 +102,6 @@ Not derived from any other importer's code; written from the ONNX IR / operator 
 
 from __future__ import annotations
 
-import heapq
 import math
 import numbers
 import os
@@ -110,7 +109,7 @@ from pathlib import Path
 from typing import Any
 
 from splitopt.errors import InstanceError
-from splitopt.instances.graph import DNNGraph, Edge, Layer
+from splitopt.instances.graph import DNNGraph, Edge, Layer, stable_topological_order
 
 __all__ = ["load_onnx"]
 
@@ -236,35 +235,15 @@ def _topological_nodes(graph) -> tuple[list[int], dict[str, tuple[int, int]]]:
         deps.append(d)
     n = len(nodes)
     succ: list[list[int]] = [[] for _ in range(n)]
-    indeg = [0] * n
     for i, d in enumerate(deps):
         for j in d:
             if j == i:
                 raise InstanceError("graph.node", f"the ONNX graph is cyclic: node {i} "
                                                   f"({nodes[i].name or nodes[i].op_type!r}) reads its own output")
             succ[j].append(i)
-            indeg[i] += 1
-    heap = [i for i in range(n) if indeg[i] == 0]
-    heapq.heapify(heap)
-    order: list[int] = []
-    while heap:
-        i = heapq.heappop(heap)
-        order.append(i)
-        for j in succ[i]:
-            indeg[j] -= 1
-            if indeg[j] == 0:
-                heapq.heappush(heap, j)
-    if len(order) != n:
-        # walk backwards along unfinished dependencies until a node repeats
-        v = next(i for i in range(n) if indeg[i] > 0)
-        seen: dict[int, int] = {}
-        path: list[int] = []
-        while v not in seen:
-            seen[v] = len(path)
-            path.append(v)
-            v = next(j for j in deps[v] if indeg[j] > 0)
-        cyc = path[seen[v]:][::-1]
-        names = " -> ".join(repr(nodes[i].name or f"{nodes[i].op_type}_{i}") for i in cyc + cyc[:1])
+    order, cyc = stable_topological_order(succ)
+    if cyc is not None:
+        names = " -> ".join(repr(nodes[i].name or f"{nodes[i].op_type}_{i}") for i in cyc)
         raise InstanceError("graph.node", f"the ONNX graph is cyclic: {names}")
     return order, producer
 

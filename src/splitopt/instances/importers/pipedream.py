@@ -220,12 +220,9 @@ def load_pipedream(path_or_text: str | os.PathLike, name: str | None = None, *,
         return parse_pipedream(path_or_text, name or "pipedream", machine_class=machine_class,
                                licence=licence, copyright=copyright)
     p = Path(path_or_text)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InstanceError(str(p), "no such file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise InstanceError(str(p), f"cannot read: {exc}") from None
+    from splitopt.instances.io import read_text_file
+
+    text = read_text_file(p)
     if name is None:
         name = p.parent.name if p.name == "graph.txt" and p.parent.name else p.stem
     return parse_pipedream(text, name, machine_class=machine_class, source=str(p), licence=licence,
