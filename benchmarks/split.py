@@ -42,14 +42,13 @@ from splitopt.instances.split import SplitInstance
 from splitopt.validation.harness import objectives_agree  # rel 1e-9 + abs 1e-9, as the harness
 
 BASELINES = ("dads", "device_only", "server_only")
-EXACT_EXTRA = ("blockwise",)     # exact although the registry entry may say otherwise
 
 
 def algorithms():
     fam = get_family("split")
     names = [a.name for a in fam.algorithms.values()
-             if a.name != "bruteforce" and not a.paper and (a.exact or a.name in BASELINES + EXACT_EXTRA)]
-    exact = {a.name for a in fam.algorithms.values() if a.exact} | set(EXACT_EXTRA)
+             if a.name != "bruteforce" and not a.paper and (a.exact or a.name in BASELINES)]
+    exact = {a.name for a in fam.algorithms.values() if a.exact}
     return names, exact
 
 
@@ -119,19 +118,23 @@ def main(argv=None):
     emit()
     mismatches = 0
     summary = []
-    insts = instances(args.quick)
-    for label, inst in insts:
+    cases = [(label, inst, "", args.repeats) for label, inst in instances(args.quick)]
+    if not args.quick:
+        g = generate("layered", args.seed, n=10000)
+        cases.append((f"layered-10000-s{args.seed}",
+                      SplitInstance.from_graph(g, up_bytes_per_s=mbps(20), down_bytes_per_s=mbps(100), iterations=10,
+                                               device_flops=2e11, server_flops=2e13), ", one run each", 1))
+    for label, inst, note, repeats in cases:
         res = {}
         for a in names:
-            reps = args.repeats if a not in ("milp", "lp") else max(3, args.repeats // 2)
+            reps = repeats if a not in ("milp", "lp") else max(1, min(3, repeats), repeats // 2)
             res[a] = run_one(inst, a, reps)
         t_dads = res["dads"][0]
         t_lp = res["lp"][0]
-        objs = [res[a][1] for a in names if a in exact and res[a][0] is not None]
-        ref = min(objs)
-        emit(f"## {label} ({len(inst.graph)} layers, {len(inst.graph.edges)} edges)")
+        ref = min(res[a][1] for a in names if a in exact and res[a][0] is not None)
+        emit(f"## {label} ({len(inst.graph)} layers, {len(inst.graph.edges)} edges{note})")
         emit()
-        emit("| algorithm | exact | median time | vs dads | vs lp | objective (s) | check |")
+        emit(f"| algorithm | exact | {'median time' if repeats > 1 else 'time'} | vs dads | vs lp | objective (s) | check |")
         emit("|---|---|---|---|---|---|---|")
         for a in names:
             t, obj = res[a]
@@ -148,33 +151,6 @@ def main(argv=None):
                  f"| {obj:.9g} | {flag} |")
         fastest = min((res[a][0], a) for a in names if a in exact and res[a][0] is not None)
         summary.append((label, len(inst.graph), fastest[1], fastest[0], t_dads, t_lp))
-        emit()
-
-    if not args.quick:
-        g = generate("layered", args.seed, n=10000)
-        inst = SplitInstance.from_graph(g, up_bytes_per_s=mbps(20), down_bytes_per_s=mbps(100), iterations=10,
-                                        device_flops=2e11, server_flops=2e13)
-        label = f"layered-10000-s{args.seed}"
-        emit(f"## {label} ({len(g)} layers, {len(g.edges)} edges, one run each)")
-        emit()
-        emit("| algorithm | exact | time | vs dads | vs lp | objective (s) | check |")
-        emit("|---|---|---|---|---|---|---|")
-        res = {a: run_one(inst, a, 1) for a in names}
-        objs = [res[a][1] for a in names if a in exact and res[a][0] is not None]
-        ref = min(objs)
-        for a in names:
-            t, obj = res[a]
-            if t is None:
-                emit(f"| {a} | {'yes' if a in exact else 'no'} | n/a ({obj}) | - | - | - | |")
-                continue
-            flag = ""
-            if a in exact and not objectives_agree(obj, ref):
-                flag = "MISMATCH"
-                mismatches += 1
-            emit(f"| {a} | {'yes' if a in exact else 'no'} | {fmt_t(t)} | {fmt_r(t, res['dads'][0])} "
-                 f"| {fmt_r(t, res['lp'][0])} | {obj:.9g} | {flag} |")
-        fastest = min((res[a][0], a) for a in names if a in exact and res[a][0] is not None)
-        summary.append((label, len(g), fastest[1], fastest[0], res["dads"][0], res["lp"][0]))
         emit()
 
     emit("## Summary: fastest exact algorithm per graph")

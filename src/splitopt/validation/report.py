@@ -92,6 +92,16 @@ def summary_table(store_path: Any) -> pd.DataFrame:
 # figures
 
 
+def _save(fig, outdir: Path, filename: str, title: str) -> tuple[str, str]:
+    """Write ``fig`` as a PNG beside the report, close it, and return ``(title, filename)``."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(outdir / filename, dpi=110)
+    plt.close(fig)
+    return title, filename
+
+
 def _figures(df: pd.DataFrame, outdir: Path) -> list[tuple[str, str]]:
     import matplotlib
 
@@ -122,10 +132,7 @@ def _figures(df: pd.DataFrame, outdir: Path) -> list[tuple[str, str]]:
     ax.set_ylabel("instances")
     ax.set_title(f"gaps of disagreeing runs ({n_agree} agreements, {int((comp['outcome'] == 'better').sum())} better)",
                  fontsize=9)
-    fig.tight_layout()
-    fig.savefig(outdir / "gap_histogram.png", dpi=110)
-    plt.close(fig)
-    figs.append(("gap histogram", "gap_histogram.png"))
+    figs.append(_save(fig, outdir, "gap_histogram.png", "gap histogram"))
 
     # 2. algorithm time vs exact time
     fig, ax = plt.subplots(figsize=(5, 4.2))
@@ -142,10 +149,7 @@ def _figures(df: pd.DataFrame, outdir: Path) -> list[tuple[str, str]]:
         ax.legend(fontsize=7)
     ax.set_xlabel("exact solver time [s]")
     ax.set_ylabel("algorithm time [s]")
-    fig.tight_layout()
-    fig.savefig(outdir / "time_vs_exact.png", dpi=110)
-    plt.close(fig)
-    figs.append(("algorithm time vs exact solver time", "time_vs_exact.png"))
+    figs.append(_save(fig, outdir, "time_vs_exact.png", "algorithm time vs exact solver time"))
 
     # 3. time vs DNN graph size (all algorithms incl. the exact formulation)
     fig, ax = plt.subplots(figsize=(5.5, 4))
@@ -158,10 +162,7 @@ def _figures(df: pd.DataFrame, outdir: Path) -> list[tuple[str, str]]:
         ax.legend(fontsize=7)
     ax.set_xlabel("DNN graph size [layers]")
     ax.set_ylabel("time [s]")
-    fig.tight_layout()
-    fig.savefig(outdir / "time_vs_size.png", dpi=110)
-    plt.close(fig)
-    figs.append(("time vs DNN graph size", "time_vs_size.png"))
+    figs.append(_save(fig, outdir, "time_vs_size.png", "time vs DNN graph size"))
     return figs
 
 
