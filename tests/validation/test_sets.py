@@ -4,7 +4,7 @@ import pytest
 
 from splitopt.errors import InstanceError
 from splitopt.instances import io, sets
-from validation_fakefam import Knap, generate
+from validation_fakefam import generate
 
 
 def test_recipe_members_are_lazy_descriptors_that_materialise_on_load():

@@ -330,7 +330,7 @@ class DNNGraph:
         """
         n = len(self.layers)
         # Immediate dominators on a DAG in topological order: idom(v) = LCA of preds in dom tree.
-        src, sink = n, n + 1
+        src = n  # a virtual source before every input layer
         idom = [-1] * (n + 2)
         depth = [0] * (n + 2)
         idom[src] = src

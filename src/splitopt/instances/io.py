@@ -96,7 +96,7 @@ def loads(text: str) -> Any:
         d = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise InstanceError("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except InstanceError as exc:
+    except InstanceError:
         # NaN / Infinity: parse again leniently only to name the field that holds it.
         hit = _nonfinite_path(json.loads(text))
         if hit is None:  # pragma: no cover - the strict parse found one

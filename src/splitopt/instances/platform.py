@@ -7,8 +7,8 @@ helpers whose parameter names carry the unit.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 from splitopt.errors import InstanceError, check_number
 

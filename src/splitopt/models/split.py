@@ -26,7 +26,7 @@ from typing import Iterable
 
 import numpy as np
 
-from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
+from splitopt.errors import InfeasibleSolution, SolverFailed
 from splitopt.families import Algorithm, AlgoResult, Family
 from splitopt.instances.split import MODES, SplitInstance
 

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from splitopt.errors import InstanceError, SolverFailed
-from splitopt.families import AlgoResult, Family, family_of, get_family
+from splitopt.families import AlgoResult, Family, family_of
 from splitopt.instances.sets import Member, canonical_json, instance_hash
 
 REL_TOL = 1e-9

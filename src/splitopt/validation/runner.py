@@ -33,7 +33,7 @@ import sys
 import time
 import uuid
 from collections import deque
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from splitopt import families
 from splitopt.errors import InstanceError
