@@ -19,6 +19,7 @@ run: $(BIN)/.installed
 	$(BIN)/splitopt validate quick --store out/quick.sqlite
 
 test: $(BIN)/.installed
+	$(BIN)/ruff check src tests benchmarks
 	MPLBACKEND=Agg $(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-slow: $(BIN)/.installed

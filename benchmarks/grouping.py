@@ -24,9 +24,10 @@ import time
 from splitopt.families import solve
 from splitopt.instances.grouping import GroupingInstance
 from splitopt.models.grouping import evaluate
-from splitopt.solvers import grouping_dp, linear_partition
-from splitopt.solvers.bnp import bnp
-from splitopt.solvers.exhaustive import count_cut_sets, exhaustive
+from splitopt.solvers.grouping import dp as grouping_dp
+from splitopt.solvers.grouping import linear_partition
+from splitopt.solvers.grouping.bnp import bnp
+from splitopt.solvers.grouping.exhaustive import count_cut_sets, exhaustive
 
 
 def timed(fn, *a, reps=5, **kw):

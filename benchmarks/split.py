@@ -10,7 +10,7 @@ Pyomo), all measured in this one run. Then a 10,000-layer generated DAG
 (``generate("layered", seed, n=10000)``).
 
 Algorithms: every registered algorithm that is exact (``blockwise`` included: it is exact, see
-:mod:`splitopt.solvers.blockwise`) or a baseline (``dads``, ``device_only``, ``server_only``);
+:mod:`splitopt.solvers.split.blockwise`) or a baseline (``dads``, ``device_only``, ``server_only``);
 ``bruteforce`` and the ``*_paper`` variants are skipped. ``chain`` refuses non-chains (``n/a``).
 All exact algorithms must agree on the objective (relative 1e-9 plus absolute 1e-9 s, the harness's
 :func:`~splitopt.validation.harness.objectives_agree`): a mismatch is flagged ``MISMATCH``

@@ -284,7 +284,7 @@ def test_solve_without_solution_in_time_limit_exits_2(tmp_path, capsys, monkeypa
 def test_harness_records_solver_time_out_as_timeout(monkeypatch):
     """The reference formulation stopping without a solution is a time-out row, not
     'not_applicable' (which means "the algorithm declines this instance")."""
-    from splitopt.models.split import generate
+    from splitopt.instances.split import generate
     from splitopt.solvers import exact
     from splitopt.validation import harness
 

@@ -4,8 +4,8 @@ Families (see :mod:`splitopt.families`): ``split`` (two-tier min-cut), ``groupin
 grouping of a chain into pipeline stages), later ``pipeline`` and ``throughput``.
 """
 
-from splitopt.errors import InstanceError, SplitoptError, SolverFailed, SolverUnavailable, InfeasibleSolution
-from splitopt.instances.graph import DNNGraph, Layer, Edge
+from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed, SolverUnavailable, SplitoptError
+from splitopt.instances.graph import DNNGraph, Edge, Layer
 
 __version__ = "0.1.0"
 

@@ -58,42 +58,6 @@ def _numeric(cell) -> bool:
         return False
 
 
-def load_graph_arg(arg: str, input_size: int | None = None, batch: int = 1):
-    """A DNN graph from a graph/instance JSON file, a PipeDream profile, or a zoo/packaged name."""
-    from splitopt.errors import InstanceError
-    from splitopt.instances.graph import DNNGraph
-
-    p = Path(arg)
-    if p.exists():
-        if p.suffix == ".onnx":
-            from splitopt.instances.importers.onnx import load_onnx
-
-            return load_onnx(p, batch=batch)
-        if p.suffix == ".txt" or p.is_dir():
-            from splitopt.instances.importers.pipedream import load_pipedream
-
-            return load_pipedream(p / "graph.txt" if p.is_dir() else p)
-        from splitopt.instances import io
-
-        obj = io.load(p)
-        if isinstance(obj, DNNGraph):
-            return obj
-        g = getattr(obj, "graph", None)
-        if isinstance(g, DNNGraph):
-            return g
-        raise InstanceError(str(p), f"holds a {type(obj).__name__}, not a DNN graph")
-    from splitopt.instances import zoo
-
-    if arg in zoo.list_models():
-        return zoo.get(arg, input_size=input_size, batch=batch)
-    if arg.startswith("pipedream:"):
-        from splitopt.instances.importers.pipedream import load_packaged
-
-        return load_packaged(arg.split(":", 1)[1])
-    raise InstanceError("GRAPH", f"{arg!r} is neither a file nor a zoo model "
-                                 f"(zoo: {', '.join(zoo.list_models())}; packaged profiles: pipedream:NAME)")
-
-
 # ---------------------------------------------------------------------- commands
 def cmd_zoo(args) -> int:
     from splitopt.instances import zoo
@@ -211,26 +175,24 @@ def cmd_families(args) -> int:
             rows.append([name, "-", f"unavailable: {exc}"])
             continue
         for a in fam.algorithms.values():
-            kind = "formulation" if a.formulation else ("exact" if a.exact else ("paper" if a.paper else "heuristic"))
-            rows.append([name, a.name + (" (default)" if a.name == fam.default_algorithm else ""), kind,
-                         a.description])
-    print(_table(rows, ["family", "algorithm", "kind", "description"]))
+            role = " (default)" if a.name == fam.default_algorithm else (
+                " (reference)" if a.name == fam.reference_algorithm else "")
+            opts = ", ".join(o.flag for o in a.options)
+            rows.append([name, a.name + role, a.kind, opts, a.description])
+    print(_table(rows, ["family", "algorithm", "kind", "options", "description"]))
     return 0
 
 
 def cmd_make(args) -> int:
     from splitopt.families import get_family
     from splitopt.instances import io
+    from splitopt.instances.sources import GraphSource
 
     fam = get_family(args.family)
-    from splitopt.instances import zoo
-
-    args.from_zoo_name = not Path(args.graph).exists() and args.graph in zoo.list_models()
-    graph = load_graph_arg(args.graph, getattr(args, "input_size", None), 1)
-    inst = fam.make(graph, args)
+    inst = fam.make(GraphSource(args.graph, getattr(args, "input_size", None)), args)
     io.save(inst, args.output)
     d = fam.describe(inst)
-    print(f"wrote {args.output}: {fam.name} instance of {graph.name} "
+    print(f"wrote {args.output}: {fam.name} instance of {args.graph} "
           + ", ".join(f"{k}={v}" for k, v in list(d.items())[:6]))
     return 0
 
@@ -250,17 +212,29 @@ def cmd_solve(args) -> int:
                                 f"is a {owner} option, but {args.file} holds a {fam.name} instance")
     if fam.override is not None:
         inst = fam.override(inst, args)
+    a = fam.algorithm(args.algorithm)
+    algo = a.name
+    given = {"solver": args.solver, "time_limit": args.time_limit}
+    for kv in args.option or []:
+        key, sep, value = kv.partition("=")
+        if not sep:
+            raise InstanceError("--option", f"must be NAME=VALUE, got {kv!r}")
+        given[key.replace("-", "_")] = value
     opts = {}
-    algo = args.algorithm or fam.default_algorithm
-    a = fam.algorithms.get(algo)
-    if a is not None and a.formulation:
-        opts["solver"] = args.solver or "highs"
-        if args.time_limit is not None:
-            opts["time_limit"] = args.time_limit
-    elif a is not None and (args.solver is not None or args.time_limit is not None):
-        flag = "--solver" if args.solver is not None else "--time-limit"
-        formulations = ", ".join(n for n, x in fam.algorithms.items() if x.formulation)
-        raise InstanceError(flag, f"applies to exact formulations ({formulations}), not to algorithm {algo!r}")
+    for key, value in given.items():
+        if value is None:
+            continue
+        o = a.option(key)
+        if o is None:
+            flag = "--" + key.replace("_", "-")
+            takers = ", ".join(n for n, x in fam.algorithms.items() if x.option(key) is not None) or "none"
+            raise InstanceError(flag, f"is not an option of algorithm {algo!r} (algorithms that take it: {takers})")
+        try:
+            opts[key] = o.type(value) if isinstance(value, str) and o.type is not str else value
+        except (TypeError, ValueError):
+            raise InstanceError("--" + key.replace("_", "-"), f"must be of type {o.type.__name__}, got {value!r}") from None
+    if a.option("solver") is not None:
+        opts.setdefault("solver", "highs")
     try:
         sol = solve(inst, algo, **opts)
     except InfeasibleSolution as exc:  # e.g. a paper variant as printed: say who produced the split
@@ -290,8 +264,8 @@ def summary_text(summary) -> str:
 
     rows = []
     for rec in summary.to_dict("records"):
-        kind = "reference" if rec.get("reference") else (
-            "exact" if rec.get("exact") else ("paper" if rec.get("paper") else "baseline"))
+        kind = "reference" if rec.get("reference") else (rec.get("kind") or (
+            "exact" if rec.get("exact") else ("paper" if rec.get("paper") else "baseline")))
         row = [str(rec.get("family", "")), str(rec.get("algorithm", "")), kind]
         for col in list(SUMMARY_COLUMNS)[2:]:
             v = rec.get(col)
@@ -375,7 +349,7 @@ def cmd_demo(args) -> int:
     for note in notes:
         print(note)
     if best is not None:
-        fam_render = __import__("splitopt.models.split", fromlist=["render"]).render
+        from splitopt.families.split import render as fam_render
         print()
         print(fam_render(inst, best))
     return 0
@@ -443,16 +417,19 @@ def build_parser() -> argparse.ArgumentParser:
         fp = mks.add_parser(name, help=fam.description or f"a {name} instance")
         fp.add_argument("graph", help="graph/instance JSON file, PipeDream graph.txt, ONNX .onnx file, "
                                       "zoo model name, or pipedream:NAME")
-        fp.add_argument("-o", "--output", required=True)
-        if fam.add_make_arguments is not None:
-            fam.add_make_arguments(fp)
+        fp.add_argument("-o", "--output", required=True, help="instance JSON file to write")
+        for a in fam.make_arguments:
+            a.add_to(fp)
     mk.set_defaults(func=cmd_make)
 
     so = sub.add_parser("solve", help="solve an instance file with an algorithm or an exact formulation")
     so.add_argument("file")
     so.add_argument("--algorithm", "-a", default=None, help="algorithm name (see `splitopt families`)")
-    so.add_argument("--solver", default=None, help="exact solver for formulations: highs (default), scip, cbc, ...")
-    so.add_argument("--time-limit", type=float, default=None)
+    so.add_argument("--solver", default=None, help="exact solver of a formulation: highs (default), scip, cbc, ...")
+    so.add_argument("--time-limit", type=float, default=None,
+                    help="seconds, for algorithms with a time-limit option (see `splitopt families`)")
+    so.add_argument("--option", action="append", metavar="NAME=VALUE",
+                    help="any other option the algorithm declares (see `splitopt families`)")
     so.add_argument("--json", action="store_true", help="machine-readable output")
     owners: dict[str, str] = {}  # option dest -> the family that defines it
     for name in family_names():
@@ -460,11 +437,10 @@ def build_parser() -> argparse.ArgumentParser:
             fam = get_family(name)
         except ImportError:  # pragma: no cover
             continue
-        if fam.add_solve_arguments is not None:
+        if fam.solve_arguments:
             g = so.add_argument_group(f"{name} options")
-            before = {a.dest for a in so._actions}
-            fam.add_solve_arguments(g)
-            owners.update({d: name for d in {a.dest for a in so._actions} - before})
+            for a in fam.solve_arguments:
+                owners[a.add_to(g).dest] = name
     so.set_defaults(func=cmd_solve, _family_options=owners)
 
     va = sub.add_parser("validate", help="run algorithms against the exact solver over an instance set")

@@ -64,7 +64,7 @@ def check_number(path: str, value, *, minimum: float | None = 0.0, strict: bool 
             raise InstanceError(path, f"must be a number, got {value!r}") from None
     v = float(value)
     if math.isnan(v):
-        raise InstanceError(path, f"must be a number, got NaN")
+        raise InstanceError(path, "must be a number, got NaN")
     if math.isinf(v):
         raise InstanceError(path, f"must be finite, got {v}")
     if minimum is not None:

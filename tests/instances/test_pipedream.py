@@ -160,12 +160,12 @@ OK = "forward_compute_time=1.0, backward_compute_time=1.0, activation_size=1.0, 
 
 
 @pytest.mark.parametrize("bad_line,fragment", [
-    (f"n3 -- ReLU -- forward_compute_time=-1.0, backward_compute_time=1.0, activation_size=1.0, parameter_size=0.0", "forward_compute_time must be >= 0"),
-    (f"n3 -- ReLU -- forward_compute_time=nan, backward_compute_time=1.0, activation_size=1.0, parameter_size=0.0", "finite"),
-    (f"n3 -- ReLU -- forward_compute_time=1.0, backward_compute_time=x, activation_size=1.0, parameter_size=0.0", "backward_compute_time must be a number"),
-    (f"n3 -- ReLU -- forward_compute_time=1.0, backward_compute_time=1.0, activation_size=1.0", "missing parameter_size"),
-    (f"n3 -- ReLU -- forward_compute_time=1.0, backward_compute_time=1.0, activation_size=[1.0; 2.0, parameter_size=0.0", "not closed"),
-    (f"n3 -- ReLU", "expected 'id -- module"),
+    ("n3 -- ReLU -- forward_compute_time=-1.0, backward_compute_time=1.0, activation_size=1.0, parameter_size=0.0", "forward_compute_time must be >= 0"),
+    ("n3 -- ReLU -- forward_compute_time=nan, backward_compute_time=1.0, activation_size=1.0, parameter_size=0.0", "finite"),
+    ("n3 -- ReLU -- forward_compute_time=1.0, backward_compute_time=x, activation_size=1.0, parameter_size=0.0", "backward_compute_time must be a number"),
+    ("n3 -- ReLU -- forward_compute_time=1.0, backward_compute_time=1.0, activation_size=1.0", "missing parameter_size"),
+    ("n3 -- ReLU -- forward_compute_time=1.0, backward_compute_time=1.0, activation_size=[1.0; 2.0, parameter_size=0.0", "not closed"),
+    ("n3 -- ReLU", "expected 'id -- module"),
     (f"n1 -- ReLU -- {OK}", "duplicate layer id 'n1' (first defined on line 1)"),
     ("\tn1 -- n9", "'n9' is not a layer"),
     ("\tn1 n2", "expected an edge"),
@@ -187,7 +187,7 @@ def test_cycle_names_lines(tmp_path):
         load_pipedream(text)
     assert ei.value.path == "line 5" and "cyclic" in str(ei.value) and "5, 6" in str(ei.value)
     p = tmp_path / "graph.txt"
-    p.write_text(f"n1 -- Input -- {OK}\n\n" + f"n2 -- Conv2d(1, 1) -- forward_compute_time=inf, backward_compute_time=1.0, activation_size=1.0, parameter_size=0.0\n")
+    p.write_text(f"n1 -- Input -- {OK}\n\n" + "n2 -- Conv2d(1, 1) -- forward_compute_time=inf, backward_compute_time=1.0, activation_size=1.0, parameter_size=0.0\n")
     with pytest.raises(InstanceError) as ei:
         load_pipedream(p)
     assert ei.value.path == "line 3" and str(p) in str(ei.value)

@@ -7,8 +7,19 @@ import math
 import pytest
 
 from splitopt.errors import InstanceError
-from splitopt.instances.platform import (Link, Node, Platform, dbm_to_watt, line, mbps, mesh, shannon_rate,
-                                         star, tree, two_tier)
+from splitopt.instances.platform import (
+    Link,
+    Node,
+    Platform,
+    dbm_to_watt,
+    line,
+    mbps,
+    mesh,
+    shannon_rate,
+    star,
+    tree,
+    two_tier,
+)
 
 
 def P(nodes, links=()):

@@ -12,9 +12,8 @@ from splitopt.errors import InstanceError
 from splitopt.families import get_family, solve
 from splitopt.instances import io
 from splitopt.instances.grouping import GroupingInstance, generate
-from splitopt.models.grouping import (build_milp_interval, evaluate, interval_costs, perf_closed_form,
-                                      perf_recurrence)
-from splitopt.solvers.grouping_bruteforce import bruteforce
+from splitopt.models.grouping import build_milp_interval, evaluate, interval_costs, perf_closed_form, perf_recurrence
+from splitopt.solvers.grouping.bruteforce import bruteforce
 
 
 def close(a, b, rel=1e-9, abs_=1e-12):

@@ -13,8 +13,7 @@ import pytest
 pyo = pytest.importorskip("pyomo.environ")
 
 from splitopt.errors import InstanceError
-from splitopt.models.relax import (add_binary_product, add_mccormick, add_rlt_assignment_products,
-                                   mccormick_envelope)
+from splitopt.models.relax import add_binary_product, add_mccormick, add_rlt_assignment_products, mccormick_envelope
 from splitopt.solvers.exact import available_solvers, solve
 
 AVAILABLE = available_solvers()

@@ -1,23 +1,19 @@
 """The split family: instance validation, evaluator (hand-computed), MILP/LP, registry."""
 
 import argparse
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from split_cases import close, random_instance  # noqa: E402
-
+from cases.split import close, random_instance  # noqa: E402
 from splitopt import families  # noqa: E402
 from splitopt.errors import InfeasibleSolution, InstanceError  # noqa: E402
 from splitopt.instances import io  # noqa: E402
 from splitopt.instances.graph import DNNGraph, Layer  # noqa: E402
 from splitopt.instances.platform import two_tier  # noqa: E402
+from splitopt.instances.sources import GraphSource
 from splitopt.instances.split import SplitInstance  # noqa: E402
 from splitopt.models import split as msplit  # noqa: E402
-from splitopt.solvers import bruteforce  # noqa: E402
+from splitopt.solvers.split import bruteforce  # noqa: E402
 
 
 def diamond(**kw):
@@ -205,10 +201,13 @@ def test_baselines_by_hand():
 def test_make_arguments_and_generate():
     fam = families.get_family("split")
     parser = argparse.ArgumentParser()
-    fam.add_make_arguments(parser)
+    for a in fam.make_arguments:
+        a.add_to(parser)
     args = parser.parse_args(["--device-flops", "1e9", "--server-flops", "1e11", "--up-mbps", "8",
                               "--mode", "inference", "--pin-device", "a"])
-    inst = fam.make(diamond().graph, args)
+    source = GraphSource("diamond")
+    source.graph = diamond().graph  # a source whose graph is already loaded
+    inst = fam.make(source, args)
     assert inst.up_bytes_per_s == pytest.approx(1e6) and inst.pin_device == ("a",)
     assert inst.mode == "inference"
     a = fam.generate(3)

@@ -1,7 +1,7 @@
 """Block-wise split (seed 000 Alg. 3, corrected): exact against brute force and the min cut.
 
 Expected values come from brute-force enumeration of the predecessor-closed device sets
-(:mod:`splitopt.solvers.bruteforce`), from the certified min cut, or from hand computation
+(:mod:`splitopt.solvers.split.bruteforce`), from the certified min cut, or from hand computation
 (digest 000 check E).
 """
 
@@ -15,10 +15,10 @@ from splitopt.instances import zoo
 from splitopt.instances.graph import DNNGraph, Edge, Layer
 from splitopt.instances.importers import pipedream
 from splitopt.instances.platform import mbps
-from splitopt.instances.split import SplitInstance
-from splitopt.models.split import evaluate, generate
-from splitopt.solvers import bruteforce, mincut
-from splitopt.solvers.blockwise import blockwise, blockwise_detailed
+from splitopt.instances.split import SplitInstance, generate
+from splitopt.models.split import evaluate
+from splitopt.solvers.split import bruteforce, mincut
+from splitopt.solvers.split.blockwise import blockwise, blockwise_detailed
 
 
 def close(a, b):
@@ -151,7 +151,7 @@ def test_check_e_corrected_variant_is_optimal():
 
 def test_check_e_block_cut_values():
     """a_B^in = 10; plain min cut 10 (x's tensor counted three times: 12 > 10); transmit-once 4."""
-    from splitopt.solvers.blockwise import _graph_data
+    from splitopt.solvers.split.blockwise import _graph_data
 
     inst = check_e_instance()
     (reg,) = [r for r in _graph_data(inst.graph).labels]

@@ -5,7 +5,7 @@ import pytest
 from splitopt.errors import InstanceError
 from splitopt.instances.graph import DNNGraph, Layer
 from splitopt.instances.split import SplitInstance
-from splitopt.solvers import bruteforce
+from splitopt.solvers.split import bruteforce
 
 
 def _inst(names, edges, **kw):

@@ -1,19 +1,14 @@
 """Chain prefix scan (solvers/chain.py)."""
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from split_cases import close, random_instance  # noqa: E402
-
+from cases.split import close, random_instance  # noqa: E402
 from splitopt.errors import InstanceError  # noqa: E402
 from splitopt.instances.graph import DNNGraph, Layer  # noqa: E402
 from splitopt.instances.split import SplitInstance  # noqa: E402
 from splitopt.models.split import evaluate  # noqa: E402
-from splitopt.solvers import bruteforce, chain  # noqa: E402
+from splitopt.solvers.split import bruteforce, chain  # noqa: E402
 
 
 def _chain(dev, srv, out, mode="inference", **kw):

@@ -9,10 +9,9 @@ import pytest
 
 from splitopt.errors import InstanceError
 from splitopt.instances.graph import chain
-from splitopt.instances.split import SplitInstance
-from splitopt.models.split import generate
-from splitopt.solvers import bruteforce
-from splitopt.solvers.dynamic import NETWORKS, compare, epoch_instances, optimal_static_split, rate_trace
+from splitopt.instances.split import SplitInstance, generate
+from splitopt.solvers.split import bruteforce
+from splitopt.solvers.split.dynamic import NETWORKS, compare, epoch_instances, optimal_static_split, rate_trace
 
 
 def close(a, b, rel=1e-9):

@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from splitopt.errors import InstanceError
 from splitopt.instances.grouping import GroupingInstance, generate
 from splitopt.models.grouping import evaluate
-from splitopt.solvers import grouping_dp
-from splitopt.solvers.bnp import bnp
-from splitopt.solvers.exhaustive import exhaustive
+from splitopt.solvers.grouping import dp as grouping_dp
+from splitopt.solvers.grouping.bnp import bnp
+from splitopt.solvers.grouping.exhaustive import exhaustive
 
 
 def test_hand_computed_first_split():

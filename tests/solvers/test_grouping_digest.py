@@ -15,7 +15,7 @@ import pytest
 from splitopt.errors import InstanceError
 from splitopt.families import solve
 from splitopt.instances.grouping import GroupingInstance
-from splitopt.solvers.bnp import bnp
+from splitopt.solvers.grouping.bnp import bnp
 
 
 def resnet_rows(stage3_blocks: int):

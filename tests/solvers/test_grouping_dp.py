@@ -11,8 +11,8 @@ import pytest
 from splitopt.families import get_family, solve
 from splitopt.instances.grouping import GroupingInstance, generate
 from splitopt.models.grouping import evaluate
-from splitopt.solvers import grouping_dp
-from splitopt.solvers.grouping_bruteforce import bruteforce
+from splitopt.solvers.grouping import dp as grouping_dp
+from splitopt.solvers.grouping.bruteforce import bruteforce
 
 EXACT_ALGOS = [name for name, a in get_family("grouping").algorithms.items() if a.exact and not a.formulation]
 

@@ -10,8 +10,8 @@ import pytest
 from splitopt.errors import InstanceError
 from splitopt.instances.grouping import generate
 from splitopt.models.grouping import evaluate
-from splitopt.solvers.exhaustive import count_cut_sets, exhaustive
-from splitopt.solvers.grouping_bruteforce import bruteforce
+from splitopt.solvers.grouping.bruteforce import bruteforce
+from splitopt.solvers.grouping.exhaustive import count_cut_sets, exhaustive
 
 
 def test_counts_match_digest_table():

@@ -8,8 +8,8 @@ import pytest
 from splitopt.errors import InstanceError
 from splitopt.instances.grouping import GroupingInstance, generate
 from splitopt.models.grouping import evaluate
-from splitopt.solvers.grouping_bruteforce import bruteforce
-from splitopt.solvers.linear_partition import greedy_probe, parametric_search, solve_dp
+from splitopt.solvers.grouping.bruteforce import bruteforce
+from splitopt.solvers.grouping.linear_partition import greedy_probe, parametric_search, solve_dp
 
 
 def test_hand_computed_ccp():
@@ -77,8 +77,8 @@ def test_parametric_search_survives_last_bit_differences():
     return the optimum (bottleneck 2 with groups [0, 0, 2] [1.3176] [2])."""
     from splitopt.instances.grouping import GroupingInstance
     from splitopt.models.grouping import evaluate
-    from splitopt.solvers.grouping_bruteforce import bruteforce
-    from splitopt.solvers.linear_partition import parametric_search
+    from splitopt.solvers.grouping.bruteforce import bruteforce
+    from splitopt.solvers.grouping.linear_partition import parametric_search
 
     inst = GroupingInstance.from_arrays([0.0, 0.0, 2.0, 1.3175918080582139, 2.0], [0.0] * 5, [0] * 5, k=3,
                                         objective="bottleneck", requests=1, bandwidth_bytes_per_s=1000.0,

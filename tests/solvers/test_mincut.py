@@ -1,22 +1,17 @@
 """Certified min cut (solvers/mincut.py) against brute force on >= 300 seeded random DAGs."""
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from split_cases import KINDS, close, random_instance  # noqa: E402
-
+from cases.split import KINDS, close, random_instance  # noqa: E402
 from splitopt.errors import InfeasibleSolution, InstanceError  # noqa: E402
 from splitopt.instances.graph import DNNGraph, Edge, Layer  # noqa: E402
 from splitopt.instances.split import SplitInstance  # noqa: E402
 from splitopt.models.split import evaluate  # noqa: E402
-from splitopt.solvers import bruteforce, dads, mincut  # noqa: E402
-from splitopt.solvers.mincut import CutProblem, min_cut  # noqa: E402
+from splitopt.solvers.split import bruteforce, dads, mincut  # noqa: E402
+from splitopt.solvers.split.mincut import CutProblem, min_cut  # noqa: E402
 
 SEEDS = range(360)
 
@@ -136,7 +131,7 @@ def _big_dag(n: int, seed: int) -> SplitInstance:
 
 @pytest.mark.slow
 def test_ten_thousand_layer_dag_certified_and_equal_to_qdmp():
-    from splitopt.solvers import qdmp
+    from splitopt.solvers.split import qdmp
 
     inst = _big_dag(10_000, 3)
     r = mincut.solve_detailed(inst)

@@ -1,19 +1,14 @@
 """QDMP (solvers/qdmp.py): corrected variant == mincut == brute force; Algorithm 1 details."""
 
-import sys
-from pathlib import Path
 
 import networkx as nx
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from split_cases import close, random_instance  # noqa: E402
-
+from cases.split import close, random_instance  # noqa: E402
 from splitopt.errors import InstanceError  # noqa: E402
 from splitopt.instances.graph import DNNGraph, Layer  # noqa: E402
 from splitopt.models.split import evaluate  # noqa: E402
-from splitopt.solvers import bruteforce, mincut, qdmp  # noqa: E402
+from splitopt.solvers.split import bruteforce, mincut, qdmp  # noqa: E402
 
 
 def test_corrected_qdmp_equals_mincut_and_bruteforce():

@@ -3,18 +3,14 @@
 the documented way. Every expected number is computed by hand in the comments (or quoted from the
 digest), never taken from the code under test."""
 
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from splitopt.errors import InfeasibleSolution  # noqa: E402
 from splitopt.instances.graph import DNNGraph, Layer  # noqa: E402
 from splitopt.instances.split import SplitInstance  # noqa: E402
 from splitopt.models.split import evaluate, relaxed_cost  # noqa: E402
-from splitopt.solvers import blockwise, bruteforce, mincut, qdmp  # noqa: E402
+from splitopt.solvers.split import blockwise, bruteforce, mincut, qdmp  # noqa: E402
 
 
 def training(layers, edges, N=10, blocks=None):

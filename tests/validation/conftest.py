@@ -1,6 +1,6 @@
 import pytest
 
-import validation_fakefam  # noqa: F401  (registers the fake "vknap" family)
+from cases import knapsack as validation_fakefam  # noqa: F401  (registers the fake "vknap" family)
 from splitopt.validation import harness
 
 

@@ -6,8 +6,8 @@ capacity 50): optimum 220 (items 1 and 2), ratio-greedy 160 (items 0 and 1), Dan
 
 import pytest
 
+from cases.knapsack import CALLS, CLASSIC, Knap, brute_force, generate
 from splitopt.validation import harness
-from validation_fakefam import CALLS, CLASSIC, Knap, brute_force, generate
 
 
 def _by_algo(rows):
@@ -87,7 +87,7 @@ def test_evaluator_rejection_is_an_error_row():
     from splitopt.families import Algorithm, get_family
     fam = get_family("vknap")
     bad = dict(fam.algorithms)
-    bad["overfull"] = Algorithm("overfull", lambda inst: [0, 1, 2], exact=False)
+    bad["overfull"] = Algorithm("overfull", lambda inst: [0, 1, 2], "heuristic")
     import dataclasses
     fam2 = dataclasses.replace(fam, algorithms=bad)
     run = harness.run_algorithm(fam2, CLASSIC, "overfull")
@@ -104,3 +104,47 @@ def test_load_failure_becomes_one_row(tmp_path):
     assert len(rows) == 1
     assert rows[0]["algorithm"] == harness.LOAD and rows[0]["outcome"] == "error"
     assert "not valid JSON" in rows[0]["error"] and str(p) in rows[0]["error"]
+
+
+POISON_SCRIPT = """
+import sys, time
+from splitopt.validation import harness
+if {old}:
+    harness._importing = lambda: False  # the behaviour before the fix: the alarm may cut an import
+assert "networkx" not in sys.modules
+timeouts = 0
+for delay in (0.002, 0.005, 0.01, 0.02, 0.05):
+    try:
+        with harness.deadline(delay):
+            import networkx  # noqa: F401  (a fresh import takes far longer than the deadline)
+            time.sleep(5)
+    except harness.TaskTimeout:
+        timeouts += 1
+    except Exception as exc:
+        print("import failed:", type(exc).__name__)
+from splitopt.families import solve
+from splitopt.instances.split import generate
+inst = generate(3, n=10)
+try:
+    print("timeouts", timeouts, "dads", solve(inst, "dads").objective, "mincut", solve(inst, "mincut").objective)
+except Exception as exc:
+    print("poisoned:", type(exc).__name__, exc)
+"""
+
+
+@pytest.mark.parametrize("old", [False, True])
+def test_a_timeout_never_poisons_the_worker(old):
+    """A deadline that falls inside an import is postponed until the import ends, so later tasks in
+    the same process behave as in a fresh one (before the fix, a time-out during ``import networkx``
+    left it half-initialised and every later ``dads`` task failed)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", POISON_SCRIPT.format(old=old)], capture_output=True, text=True,
+                         timeout=120).stdout
+    if old:  # shows that the test can fail: the unprotected alarm poisons networkx
+        assert "poisoned" in out or "import failed" in out, out
+        return
+    words = out.split()
+    assert words[:2] == ["timeouts", "5"], out  # every deadline still fired (after the import)
+    assert float(words[3]) == pytest.approx(float(words[5]), rel=1e-9), out

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-import validation_fakefam as fake
+from cases import knapsack as fake
 from splitopt.instances import io, sets
 from splitopt.validation import run_validation
 from splitopt.validation.store import ResultStore
 
-HERE = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 def _rows(path):
@@ -111,8 +111,8 @@ def test_unknown_algorithm_is_an_instance_error():
 
 KILL_SCRIPT = """
 import sys
-sys.path.insert(0, {here!r})
-import validation_fakefam
+sys.path.insert(0, {tests!r})  # the child process is not under pytest: put tests/ on its path
+from cases import knapsack
 from splitopt.instances import sets
 from splitopt.validation import run_validation
 run_validation(sets.recipe_set("slow", "vknap", range({n}), n=5, delay=0.25), algorithms=["dp"],
@@ -123,7 +123,7 @@ run_validation(sets.recipe_set("slow", "vknap", range({n}), n=5, delay=0.25), al
 def test_sigkill_mid_run_then_resume_gives_every_row_once(tmp_path):
     n = 10
     store = tmp_path / "runs.sqlite"
-    script = KILL_SCRIPT.format(here=str(HERE), n=n, store=str(store))
+    script = KILL_SCRIPT.format(tests=str(TESTS), n=n, store=str(store))
     proc = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.time() + 60
     committed = 0
@@ -176,24 +176,22 @@ def test_local_pool_and_dask_give_the_same_rows_as_serial(tmp_path):
 
 
 def test_quick_set_on_the_real_families():
-    """Integration: the built-in quick set through the real split and grouping families. Every
-    algorithm flagged exact must agree with the exact formulation (HiGHS); in particular each
-    family's enumeration oracle ("bruteforce") must."""
-    for name in sets.SET_FAMILIES:
-        try:
-            from splitopt.families import get_family
-            get_family(name)
-        except Exception as exc:  # pragma: no cover - only while a family is being written
-            pytest.skip(f"family {name} not importable yet: {exc}")
+    """Integration: the built-in quick set through the real families (each declares its quick
+    recipe in the registry). Every algorithm flagged exact must agree with the exact formulation
+    (HiGHS); in particular each family's enumeration oracle ("bruteforce") must."""
+    from splitopt.families import BUILTIN, get_family
+
+    fams = [get_family(name) for name in BUILTIN]
     summary = run_validation("quick", store=None, progress=False, time_limit=60)
     s = summary.set_index(["family", "algorithm"])
-    for fam in sets.SET_FAMILIES:
-        ref = s[(s.index.get_level_values(0) == fam) & s["reference"]]
-        assert len(ref) == 1 and ref["agreements"].iloc[0] == sets.QUICK_SEEDS
-        bf = s.loc[(fam, "bruteforce")]
+    for fam in fams:
+        seeds = fam.sets.quick_seeds
+        ref = s[(s.index.get_level_values(0) == fam.name) & s["reference"]]
+        assert len(ref) == 1 and ref["agreements"].iloc[0] == seeds
+        bf = s.loc[(fam.name, "bruteforce")]
         # enumeration declines (not_applicable) graphs above its size limit; it never disagrees
-        assert bf["disagreements"] == 0 and bf["agreements"] + bf["not_applicable"] == sets.QUICK_SEEDS
-        assert bf["agreements"] >= sets.QUICK_SEEDS - 2
+        assert bf["disagreements"] == 0 and bf["agreements"] + bf["not_applicable"] == seeds
+        assert bf["agreements"] >= seeds - 2
     assert summary["unexpected"].sum() == 0, summary[summary["unexpected"] > 0]
 
 

@@ -2,9 +2,10 @@
 
 import pytest
 
+from cases.knapsack import FAMILY as fake_family
+from cases.knapsack import generate
 from splitopt.errors import InstanceError
 from splitopt.instances import io, sets
-from validation_fakefam import generate
 
 
 def test_recipe_members_are_lazy_descriptors_that_materialise_on_load():
@@ -26,21 +27,41 @@ def test_instance_hash_is_content_based():
     assert len(sets.instance_hash(a)) == 64
 
 
+def _only_vknap(monkeypatch, **recipes):
+    """Make the registry hold just the fake family, with the given set recipes."""
+    import dataclasses
+
+    from splitopt import families
+    from splitopt.families import SetRecipes
+
+    fam = dataclasses.replace(fake_family, sets=SetRecipes(**recipes))
+    monkeypatch.setattr(families, "_REGISTRY", {"vknap": fam})
+    monkeypatch.setattr(families, "BUILTIN", {"no_such_family": "splitopt.families.no_such_module"})
+    return fam
+
+
 def test_quick_set_skips_unimportable_family_with_a_note(monkeypatch):
-    monkeypatch.setattr(sets, "SET_FAMILIES", ("vknap", "no_such_family"))
-    monkeypatch.setattr(sets, "QUICK_PARAMS", {"vknap": {"n": 5, "not_a_parameter": 1}})
+    fam = _only_vknap(monkeypatch, quick={"n": 5, "not_a_parameter": 1})
     s = sets.get_set("quick")
     members = list(s.members())
-    assert len(members) == sets.QUICK_SEEDS
+    assert len(members) == fam.sets.quick_seeds
     assert dict(members[0].params) == {"seed": 0, "n": 5}  # unknown keyword dropped
     assert any("no_such_family" in n for n in s.notes)
     assert len(list(sets.get_set("quick:2").members())) == 2
 
 
+def test_random_set_comes_from_the_family_recipe(monkeypatch):
+    _only_vknap(monkeypatch, random={"n": 3}, random_seeds=4)
+    members = list(sets.get_set("vknap-random").members())
+    assert [m.member_id for m in members] == [f"vknap/seed={i}" for i in range(4)]
+    assert len(members[2].load().values) == 3
+    assert "vknap-random" in sets.set_names()
+
+
 def test_graph_sets_use_the_graph_convention(monkeypatch):
-    monkeypatch.setattr(sets, "SET_FAMILIES", ("vknap",))
+    _only_vknap(monkeypatch, graph={})
     monkeypatch.setattr(sets, "_zoo_names", lambda notes: ["net_a", "net_b"])
-    monkeypatch.setattr(sets, "load_graph", lambda kind, name: list(range(3 if name == "net_a" else 8)))
+    monkeypatch.setattr(sets, "load_graph", lambda spec: list(range(3 if spec == "zoo:net_a" else 8)))
     members = list(sets.get_set("zoo").members())
     assert [m.member_id for m in members] == ["vknap/zoo/net_a/seed=0", "vknap/zoo/net_b/seed=0"]
     # Family.generate(seed, graph=graph): the fake family sizes the instance from the graph

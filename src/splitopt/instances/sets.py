@@ -46,9 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from splitopt.errors import InstanceError
-
-#: The families the built-in sets draw from, in this order.
-SET_FAMILIES: tuple[str, ...] = ("split", "grouping")
+from splitopt.instances.sources import load_graph
 
 #: Packaged PipeDream profiles (used when the importer offers no listing function).
 PIPEDREAM_NAMES: tuple[str, ...] = ("alexnet", "vgg16", "resnet18", "squeezenet1_0", "inception_v3", "gnmt")
@@ -126,21 +124,8 @@ class Member:
         seed = params.pop("seed", 0)  # positional: the registry contract is generate(seed, **params)
         if self.kind == "generate":
             return fam.generate(seed, **params)
-        graph = load_graph(self.kind, self.source[0])
+        graph = load_graph(f"{self.kind}:{self.source[0]}")
         return fam.generate(seed, graph=graph, **params)
-
-
-def load_graph(kind: str, name: str):
-    """A packaged DNN graph: ``kind`` is ``"zoo"`` or ``"pipedream"``."""
-    if kind == "zoo":
-        from splitopt.instances import zoo
-
-        return zoo.get(name)
-    if kind == "pipedream":
-        from splitopt.instances.importers import pipedream
-
-        return pipedream.load_packaged(name)
-    raise InstanceError("member.kind", f"not a graph source: {kind!r}")
 
 
 @dataclass
@@ -264,31 +249,7 @@ def _pipedream_names(notes: list[str]) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------------
-# built-in sets
-
-#: Keyword arguments for the ``quick`` set, per family (kept small so the set runs in < 1 minute).
-#: Only keywords the family's ``generate`` accepts are passed.
-QUICK_PARAMS: dict[str, dict[str, Any]] = {
-    "split": {"n": 10, "kind": None, "mode": None, "up_mbps": None, "device_flops": None, "server_flops": None,
-              "costs": None},
-    "grouping": {"n": 10, "k": None, "objective": None},
-}
-#: Keyword arguments of the large random sets: every seed draws its graph family / objective,
-#: mode, rates and k, so the set covers the families' whole range (see each family's generate()).
-RANDOM_PARAMS: dict[str, dict[str, Any]] = {
-    "split": {"n": 14, "kind": None, "mode": None, "up_mbps": None, "device_flops": None, "server_flops": None,
-              "costs": None},
-    "grouping": {"n": 12, "k": None, "objective": None},
-}
-QUICK_SEEDS = 12
-
-
-#: Keyword arguments of the real-graph sets (zoo, pipedream): rates balanced so that optima are often
-#: interior cuts, mode / k / objective drawn from the seed (see each family's generate()).
-GRAPH_PARAMS: dict[str, dict[str, Any]] = {
-    "split": {"mode": None, "up_mbps": None},
-    "grouping": {"k": None, "objective": None},
-}
+# built-in sets: each family declares its recipes (``Family.sets``, a SetRecipes)
 
 
 def accepted_params(func: Callable, params: dict[str, Any]) -> dict[str, Any]:
@@ -304,22 +265,32 @@ def accepted_params(func: Callable, params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k in sig.parameters}
 
 
-def _quick(st: InstanceSet, n: int | None):
-    for fam_name in SET_FAMILIES:
-        fam = usable_family(fam_name, st.notes)
+def recipe_families(recipe: str, notes: list[str]) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """``(family, params)`` for every registered family that declares the recipe ``recipe``
+    (``"quick"``, ``"random"`` or ``"graph"``); families that cannot be imported get a note."""
+    from splitopt.families import family_names
+
+    for name in family_names():
+        fam = usable_family(name, notes)
         if fam is None:
             continue
-        params = accepted_params(fam.generate, QUICK_PARAMS.get(fam_name, {}))
-        yield from generated_members(fam_name, range(n or QUICK_SEEDS), **params)
+        params = getattr(fam.sets, recipe)
+        if params is not None:
+            yield fam, accepted_params(fam.generate, dict(params))
+
+
+def _quick(st: InstanceSet, n: int | None):
+    for fam, params in recipe_families("quick", st.notes):
+        yield from generated_members(fam.name, range(fam.sets.quick_seeds if n is None else n), **params)
 
 
 def _random(family: str):
     def factory(st: InstanceSet, n: int | None):
-        if usable_family(family, st.notes) is None:
+        fam = usable_family(family, st.notes)
+        if fam is None or fam.sets.random is None:
             return
-        fam = usable_family(family, [])
-        params = accepted_params(fam.generate, RANDOM_PARAMS.get(family, {}))
-        yield from generated_members(family, range(1000 if n is None else n), **params)
+        params = accepted_params(fam.generate, dict(fam.sets.random))
+        yield from generated_members(family, range(fam.sets.random_seeds if n is None else n), **params)
     return factory
 
 
@@ -328,22 +299,28 @@ def _graphs(kind: str):
         names = _zoo_names(st.notes) if kind == "zoo" else _pipedream_names(st.notes)
         if not names:
             return
-        for fam_name in SET_FAMILIES:
-            if usable_family(fam_name, st.notes) is None:
-                continue
-            fam = usable_family(fam_name, [])
-            params = accepted_params(fam.generate, GRAPH_PARAMS.get(fam_name, {}))
-            yield from graph_members(kind, fam_name, names, range(n or 1), **params)
+        for fam, params in recipe_families("graph", st.notes):
+            yield from graph_members(kind, fam.name, names, range(n or 1), **params)
     return factory
 
 
-_BUILTIN_SETS: dict[str, tuple[str, Callable[[InstanceSet, int | None], Iterable[Member]]]] = {
-    "quick": ("a few small generated instances of every family", _quick),
-    "split-random": ("split family, generated, seeds 0..N-1 (N=1000)", _random("split")),
-    "grouping-random": ("grouping family, generated, seeds 0..N-1 (N=1000)", _random("grouping")),
-    "zoo": ("every zoo architecture through every family (Family.generate(seed, graph=...))", _graphs("zoo")),
-    "pipedream": ("every packaged PipeDream profile through every family", _graphs("pipedream")),
-}
+def _builtin_sets() -> dict[str, tuple[str, Callable[[InstanceSet, int | None], Iterable[Member]]]]:
+    """``quick``, ``<family>-random`` for each family with a random recipe, ``zoo``, ``pipedream``."""
+    from splitopt.families import family_names, get_family
+
+    out = {"quick": ("a few small generated instances of every family", _quick)}
+    for name in family_names():
+        try:
+            fam = get_family(name)
+        except Exception:
+            continue
+        if fam.sets.random is not None and fam.generate is not None:
+            out[f"{name}-random"] = (f"{name} family, generated, seeds 0..N-1 (N={fam.sets.random_seeds})",
+                                     _random(name))
+    out["zoo"] = ("every zoo architecture through every family (Family.generate(seed, graph=...))", _graphs("zoo"))
+    out["pipedream"] = ("every packaged PipeDream profile through every family", _graphs("pipedream"))
+    return out
+
 
 _USER_SETS: dict[str, InstanceSet | Callable[[], InstanceSet]] = {}
 
@@ -354,7 +331,7 @@ def register_set(name: str, set_or_factory: InstanceSet | Callable[[], InstanceS
 
 
 def set_names() -> list[str]:
-    return list(_BUILTIN_SETS) + sorted(_USER_SETS)
+    return list(_builtin_sets()) + sorted(_USER_SETS)
 
 
 def get_set(spec: "str | os.PathLike | InstanceSet") -> InstanceSet:
@@ -367,7 +344,8 @@ def get_set(spec: "str | os.PathLike | InstanceSet") -> InstanceSet:
         s = _USER_SETS[text]
         return s if isinstance(s, InstanceSet) else s()
     base, _, count = text.partition(":")
-    if base in _BUILTIN_SETS and not Path(text).exists():
+    builtin = _builtin_sets()
+    if base in builtin and not Path(text).exists():
         n = None
         if count:
             try:
@@ -376,7 +354,7 @@ def get_set(spec: "str | os.PathLike | InstanceSet") -> InstanceSet:
                 raise InstanceError("set", f"count after ':' must be an integer, got {count!r}") from None
             if n < 0:
                 raise InstanceError("set", f"count after ':' must be >= 0, got {n}")
-        desc, fn = _BUILTIN_SETS[base]
+        desc, fn = builtin[base]
         return InstanceSet(text, desc, lambda st, _fn=fn, _n=n: _fn(st, _n))
     p = Path(text)
     if p.is_dir() or p.is_file():
@@ -387,4 +365,4 @@ def get_set(spec: "str | os.PathLike | InstanceSet") -> InstanceSet:
 
 __all__ = ["Member", "InstanceSet", "get_set", "register_set", "set_names", "recipe_set", "directory_set",
            "generated_members", "graph_members", "instance_hash", "canonical_json", "load_graph",
-           "accepted_params", "SET_FAMILIES", "QUICK_PARAMS"]
+           "accepted_params", "recipe_families"]

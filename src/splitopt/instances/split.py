@@ -380,4 +380,99 @@ def _closure(start: Iterable[int], adj, n: int) -> np.ndarray:
     return mask
 
 
-__all__ = ["SplitInstance", "SplitCosts", "MODES", "INPUT_POLICIES"]
+
+
+# ---------------------------------------------------------------------- seeded generator
+def generate(seed: int, kind: str | None = "layered_dag", n: int = 12, mode: str | None = "training",
+             iterations: int = 10, device_flops: float | None = 1e11, server_flops: float | None = 1e13,
+             up_mbps: float | None = 50.0, down_mbps: float | None = 100.0, graph=None,
+             **params) -> SplitInstance:
+    """A seeded random instance on a two-tier platform.
+
+    Without ``graph``: a graph from :func:`splitopt.instances.generate.generate` (``kind``; ``n`` is
+    passed as the size parameter the generator expects). With ``graph`` (zoo or PipeDream): that
+    graph, with measured seconds when every layer has them (device 2-50x slower than the profiled
+    machine, drawn from the seed), FLOP at the given rates otherwise. ``up_mbps=None`` picks the
+    uplink at which the server-only split costs 1-3x the device-only split (downlink 1-4x the uplink;
+    a log-uniform draw in 1..1000 Mbit/s when no such rate exists), so optima are often interior; ``device_flops=None`` draws the device
+    in 1e9..3e11 FLOP/s and ``server_flops=None`` a server 2-300x faster, ``mode=None`` picks training or
+    inference, ``kind=None`` the graph family and ``costs=None`` the cost distribution from the seed, so a set of seeds covers every graph
+    family and moves the optimal cut around.
+    """
+    import inspect
+
+    from splitopt.instances import generate as gen
+    from splitopt.instances.platform import mbps
+
+    rng = np.random.default_rng(seed)
+    if kind is None:
+        kind = gen.KINDS[seed % len(gen.KINDS)]
+    balance = up_mbps is None
+    if up_mbps is None:
+        up_mbps = float(np.round(10 ** rng.uniform(0, 3), 6))
+        down_mbps = float(np.round(up_mbps * rng.uniform(1, 4), 6))
+    if mode is None:
+        mode = MODES[seed % 2]
+    if device_flops is None:
+        device_flops = float(np.round(10 ** rng.uniform(9, 11.5), 6))
+    if server_flops is None:
+        server_flops = float(np.round(device_flops * 10 ** rng.uniform(0.3, 2.5), 6))
+    if graph is None:
+        if params.get("costs", "uniform") is None:
+            params["costs"] = gen.COSTS[(seed // len(gen.KINDS)) % len(gen.COSTS)]
+        fn = getattr(gen, kind, None)
+        sig = inspect.signature(fn) if fn is not None else None
+        if sig is not None and "blocks" in sig.parameters and "n" not in sig.parameters:
+            params.setdefault("blocks", max(1, n // 4))
+        else:
+            params.setdefault("n", n)
+        graph = gen.generate(kind, seed, **params)
+        measured = False
+    else:
+        measured = all(l.fwd_seconds for l in graph.layers) and bool(
+            set.intersection(*(set(l.fwd_seconds) for l in graph.layers)))
+    slowdown = float(np.round(rng.uniform(2, 50), 6)) if measured else 1.0
+
+    def build(up_bytes_per_s: float, down_bytes_per_s: float) -> SplitInstance:
+        if measured:
+            return SplitInstance.from_graph(graph, up_bytes_per_s=up_bytes_per_s, down_bytes_per_s=down_bytes_per_s,
+                                            mode=mode, iterations=iterations, timing="measured",
+                                            device_slowdown=slowdown, name=f"{graph.name}-s{seed}")
+        return SplitInstance.from_graph(graph, up_bytes_per_s=up_bytes_per_s, down_bytes_per_s=down_bytes_per_s,
+                                        mode=mode, iterations=iterations, device_flops=device_flops,
+                                        server_flops=server_flops, timing="flops", name=f"{graph.name}-s{seed}")
+
+    if balance:
+        factor = down_mbps / up_mbps
+        up_mbps = _balanced_uplink_mbps(build, factor, float(10 ** rng.uniform(0.0, 0.5))) or up_mbps
+        down_mbps = float(np.round(up_mbps * factor, 6))
+    return build(mbps(up_mbps), mbps(down_mbps))
+
+
+def _balanced_uplink_mbps(build, down_factor: float, ratio: float) -> float | None:
+    """The uplink (Mbit/s) at which server-only costs ``ratio`` times device-only, or None.
+
+    Every cost is ``a + b / r`` in the uplink rate ``r`` when the downlink is ``down_factor * r``, so
+    two evaluations of each trivial split give ``a`` and ``b`` exactly; the crossing is then closed-form.
+    Random instances drawn at such rates have the optimum strictly inside far more often than at a
+    rate drawn blindly (which mostly gives all-server or inputs-only optima).
+    """
+    from splitopt.instances.platform import mbps
+    from splitopt.models.split import evaluate
+    from splitopt.solvers.split.baselines import device_only, server_only
+
+    coef = []
+    for split in (device_only, server_only):
+        c1, c2 = (evaluate(inst, split(inst))[0] for inst in (build(mbps(1.0), mbps(down_factor)),
+                                                              build(mbps(2.0), mbps(2.0 * down_factor))))
+        b = 2.0 * (c1 - c2)
+        coef.append((c1 - b, b))
+    (a_d, b_d), (a_s, b_s) = coef
+    num, den = b_s - ratio * b_d, ratio * a_d - a_s
+    if num <= 0 or den <= 0:
+        return None
+    r = num / den
+    return float(np.round(r, 6)) if 1e-3 <= r <= 1e6 else None
+
+
+__all__ = ["SplitInstance", "SplitCosts", "MODES", "INPUT_POLICIES", "generate"]

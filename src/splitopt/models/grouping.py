@@ -1,4 +1,4 @@
-"""The ``grouping`` family: evaluator, interval costs, and the two exact MILP formulations.
+"""The mathematics of the ``grouping`` family: evaluator, interval costs, and the two exact MILPs.
 
 Source: Petkos (2025), *Optimizing Neural Network Deployment Through Partitioning* (seed 003),
 as read in the digest ``papers/003-resnet-grouping-thesis.md`` (cited below as "digest §x").
@@ -24,7 +24,7 @@ Objectives (all minimised) -- see :mod:`splitopt.instances.grouping`:
 
 Every objective is ``sum_i f(G_i) + lambda_m max_i g(G_i) + const`` over contiguous partitions
 (digest §5.3 table); :func:`interval_costs` gives ``f``, ``g``, ``lambda_m`` and ``const`` as
-matrices over intervals. The combinatorial algorithms (``splitopt.solvers.grouping_dp``,
+matrices over intervals. The combinatorial algorithms (``splitopt.solvers.grouping.dp``,
 ``linear_partition``, ``bnp``, ``exhaustive``, ``grouping_bruteforce``) and both MILPs use them.
 
 Formulations (Pyomo; solved through :func:`splitopt.solvers.exact.solve`):
@@ -42,9 +42,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from splitopt.errors import InstanceError, SolverFailed
-from splitopt.families import Algorithm, AlgoResult, Family
-from splitopt.instances.grouping import GroupingInstance, OBJECTIVES, generate as _generate
+from splitopt.errors import InstanceError
+from splitopt.instances.grouping import GroupingInstance
 
 # ---------------------------------------------------------------------------------- assignments
 
@@ -376,203 +375,6 @@ def sizes_from_model(model) -> list[int]:
     return [group.count(i) for i in range(m)]
 
 
-def solve_milp(instance: GroupingInstance, formulation: str = "interval", solver: str = "highs",
-               time_limit: float | None = 60.0, **options) -> AlgoResult:
-    """Build and solve MILP A (``formulation="compact"``) or B (``"interval"``) through
-    :func:`splitopt.solvers.exact.solve`; with ``at_most_k`` one model per group count
-    ``m = 1..min(k, n)`` (the thesis_cost balance weight ``delta m / T_tot`` depends on ``m``).
-    Returns the best sizes with the solver's status and the smallest bound over the ``m``."""
-    from splitopt.solvers import exact
-
-    build = {"compact": build_milp_compact, "interval": build_milp_interval}.get(formulation)
-    if build is None:
-        raise InstanceError("formulation", f"must be 'compact' or 'interval', got {formulation!r}")
-    best = None
-    bounds, statuses, seconds = [], [], 0.0
-    for m in instance.group_counts:
-        model = build(instance, m)
-        res = exact.solve(model, solver=solver, time_limit=time_limit, relax=False, **options)
-        seconds += res.seconds or 0.0
-        statuses.append(str(res.status))
-        if res.bound is not None:
-            bounds.append(res.bound)
-        if res.objective is None:
-            continue
-        sizes = sizes_from_model(model)
-        if best is None or res.objective < best[0]:
-            best = (res.objective, sizes, res)
-    if best is None:
-        raise SolverFailed(f"solver: {solver} found no solution of the {formulation} MILP "
-                           f"(status {', '.join(statuses)})", status=statuses[-1] if statuses else "error")
-    obj, sizes, res = best
-    status = "optimal" if all(s == "optimal" for s in statuses) else statuses[-1]
-    bound = min(bounds) if len(bounds) == len(instance.group_counts) else None
-    return AlgoResult(sizes, status=status, bound=bound,
-                      info={"formulation": formulation, "solver": res.solver, "model_objective": obj,
-                            "solver_seconds": seconds, "termination": str(res.termination)})
-
-
-# ---------------------------------------------------------------------------------- registry glue
-
-
-def _alg(modname: str, funcname: str, **fixed):
-    def run(instance, **options):
-        import importlib
-
-        mod = importlib.import_module(f"splitopt.solvers.{modname}")
-        return getattr(mod, funcname)(instance, **{**fixed, **options})
-
-    run.__name__ = f"{modname}.{funcname}"
-    return run
-
-
-def describe(instance: GroupingInstance) -> dict:
-    return {"family": "grouping", "name": instance.name, "parts": instance.n, "k": instance.k,
-            "at_most_k": instance.at_most_k, "objective": instance.objective, "requests": instance.requests,
-            "bandwidth_bytes_per_s": instance.bandwidth_bytes_per_s, "T_total_s": instance.T_total,
-            "S_total_bytes": instance.S_total, "C_total": instance.C_total, "transfers": instance.transfers}
-
-
-def render(instance: GroupingInstance, solution) -> str:
-    """A stage table of a solution (one row per group)."""
-    rows = stage_table(instance, solution.assignment)
-    lines = [f"{instance.name}: {instance.objective} = {solution.objective:.6g} "
-             f"({solution.algorithm}, {len(rows)} groups of {instance.n} parts)",
-             f"{'stage':>5} {'parts':>5} {'first':>16} {'last':>16} {'compute_s':>11} {'transfer_s':>11} "
-             f"{'stage_s':>11} {'convs':>5}"]
-    for r in rows:
-        lines.append(f"{r['stage']:>5} {r['parts']:>5} {r['first'][-16:]:>16} {r['last'][-16:]:>16} "
-                     f"{r['compute_s']:>11.6g} {r['transfer_s']:>11.6g} {r['stage_s']:>11.6g} {r['convs']:>5}")
-    return "\n".join(lines)
-
-
-def _add_make_arguments(parser) -> None:
-    parser.add_argument("--k", type=int, required=True, help="number of groups (devices)")
-    parser.add_argument("--objective", choices=OBJECTIVES, default="perf")
-    parser.add_argument("--requests", type=int, default=None,
-                        help="number of requests R (perf); default: the number of parts, as the thesis's "
-                             "ResNet-18 run (11 requests for 11 parts, digest 003 §4.2)")
-    parser.add_argument("--bandwidth-bytes-per-s", type=float, default=None,
-                        help="link rate (default: thesis 25x1024 B/ms)")
-    parser.add_argument("--flop-rate", type=float, default=None, help="FLOP/s to turn fwd_flop into seconds")
-    parser.add_argument("--machine", default=None, help="machine class of measured fwd_seconds")
-    parser.add_argument("--batch", type=int, default=None, help="batch multiplier for times and bytes (default: 16 for a zoo name, as in the thesis; 1 for a graph)")
-    parser.add_argument("--floor-flop", type=float, default=None)
-    parser.add_argument("--collapse", choices=("block", "sese", "none"), default="block")
-    for w in ("alpha", "beta", "gamma", "delta"):
-        parser.add_argument(f"--{w}", type=float, default=None)
-    parser.add_argument("--no-transfers", action="store_true")
-    parser.add_argument("--no-final-transfer", action="store_true")
-    parser.add_argument("--k1-convention", choices=("thesis", "uniform"), default="thesis")
-    parser.add_argument("--at-most-k", action="store_true")
-
-
-def _make(graph, args) -> GroupingInstance:
-    """``splitopt make grouping GRAPH_OR_ZOO``: ``graph`` is a DNNGraph, a zoo name or a graph file.
-
-    Without ``--requests`` the number of requests R is the number of parts."""
-    inst = _make_inner(graph, args)
-    if args.requests is None:
-        inst = inst.with_(requests=len(inst.names))
-    return inst
-
-
-def _make_inner(graph, args) -> GroupingInstance:
-    from splitopt.instances.graph import DNNGraph
-
-    if (isinstance(graph, DNNGraph) and graph.meta.get("architecture") and graph.meta.get("batch") == 1
-            and getattr(args, "from_zoo_name", False)):
-        # `splitopt make grouping resnet152`: a zoo name gets the thesis set-up (batch 16, from_zoo)
-        graph = graph.meta["architecture"]
-
-    kw: dict = {"objective": args.objective, "requests": 1 if args.requests is None else args.requests, "k1_convention": args.k1_convention,
-                "at_most_k": bool(args.at_most_k), "transfers": not args.no_transfers,
-                "charge_final_transfer": not args.no_final_transfer}
-    if args.bandwidth_bytes_per_s is not None:
-        kw["bandwidth_bytes_per_s"] = args.bandwidth_bytes_per_s
-    for w in ("alpha", "beta", "gamma", "delta"):
-        if getattr(args, w, None) is not None:
-            kw[w] = getattr(args, w)
-    tkw = {}
-    if args.batch is not None:
-        tkw["batch"] = args.batch
-    if args.floor_flop is not None:
-        tkw["floor_flop"] = args.floor_flop
-    if isinstance(graph, str):
-        from pathlib import Path
-
-        if Path(graph).exists():
-            from splitopt.instances.io import load
-
-            graph = load(graph)
-        else:
-            # the thesis set-up of from_zoo: FLOP-based times at block granularity; say so rather
-            # than silently ignore options that cannot apply
-            if args.machine is not None:
-                raise InstanceError("--machine", f"zoo architecture {graph!r} has no measured seconds "
-                                                 f"(use --flop-rate), got {args.machine!r}")
-            if args.collapse != "block":
-                raise InstanceError("--collapse", f"a zoo name uses the thesis block granularity; for "
-                                                  f"collapse={args.collapse!r} save the graph first "
-                                                  f"(splitopt zoo show {graph} -o graph.json) and pass that file")
-            if args.flop_rate is not None:
-                tkw["flop_rate"] = args.flop_rate
-            return GroupingInstance.from_zoo(graph, args.k, **tkw, **kw)
-    if not isinstance(graph, DNNGraph):
-        raise InstanceError("graph", f"must be a DNN graph or a zoo name, got {type(graph).__name__}")
-    flop_rate = args.flop_rate
-    if flop_rate is None and args.machine is None:
-        flop_rate = 2e11
-    return GroupingInstance.from_graph(graph, args.k, collapse=args.collapse, flop_rate=flop_rate,
-                                       machine=args.machine, **tkw, **kw)
-
-
-def _add_solve_arguments(parser) -> None:
-    parser.add_argument("--k", type=int, default=None, help="grouping: override the number of groups")
-
-
-def _override(instance: GroupingInstance, args) -> GroupingInstance:
-    k = getattr(args, "k", None)
-    return instance if k is None else instance.with_(k=k)
-
-
-ALGORITHMS = {
-    "dp": Algorithm("dp", _alg("grouping_dp", "solve"), exact=True,
-                    description="threshold enumeration + vectorised min-sum DP (digest §5.3 method 4); all objectives"),
-    "linear_partition": Algorithm("linear_partition", _alg("linear_partition", "solve_dp"), exact=True,
-                                  description="min-max DP (digest §5.3 methods 2-3); bottleneck only"),
-    "parametric": Algorithm("parametric", _alg("linear_partition", "parametric_search"), exact=True,
-                            description="exact probe-based search over candidate stage times; bottleneck only"),
-    "bnp": Algorithm("bnp", _alg("bnp", "bnp"), exact=False, paper=True,
-                     description="thesis Alg. 1 Balanced Number Partitioning, as printed (greedy splitting)"),
-    "exhaustive": Algorithm("exhaustive", _alg("exhaustive", "exhaustive"), exact=False, paper=True,
-                            description="thesis Alg. 3 exhaustive search over cut sets, scored by the surrogate"),
-    "bruteforce": Algorithm("bruteforce", _alg("grouping_bruteforce", "bruteforce"), exact=True,
-                            description="enumerate every grouping with the evaluator (tiny chains)"),
-    "milp_compact": Algorithm("milp_compact", lambda inst, **o: solve_milp(inst, "compact", **o), exact=True,
-                              formulation=True, description="digest §5.3 MILP A (assignment, staircase)"),
-    "milp_interval": Algorithm("milp_interval", lambda inst, **o: solve_milp(inst, "interval", **o), exact=True,
-                               formulation=True, description="digest §5.3 MILP B (interval/path)"),
-}
-
-FAMILY = Family(
-    name="grouping",
-    instance_type=GroupingInstance,
-    evaluate=evaluate,
-    algorithms=ALGORITHMS,
-    default_algorithm="dp",
-    reference_algorithm="milp_interval",
-    describe=describe,
-    render=render,
-    sense="min",
-    description="balanced grouping of a chain of model parts into k pipeline stages (seed 003)",
-    generate=_generate,
-    add_make_arguments=_add_make_arguments,
-    make=_make,
-    add_solve_arguments=_add_solve_arguments,
-    override=_override,
-)
-
 __all__ = ["evaluate", "stage_table", "perf_closed_form", "perf_recurrence", "check_assignment", "sizes_to_bounds",
            "cuts_to_sizes", "IntervalCosts", "interval_costs", "build_milp_compact", "build_milp_interval",
-           "sizes_from_model", "solve_milp", "describe", "render", "FAMILY", "ALGORITHMS"]
+           "sizes_from_model"]

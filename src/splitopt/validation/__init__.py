@@ -9,7 +9,7 @@
 """
 
 from splitopt.validation import harness, report, store
-from splitopt.validation.runner import run_validation
 from splitopt.validation.report import summary_table, write_report
+from splitopt.validation.runner import run_validation
 
 __all__ = ["run_validation", "summary_table", "write_report", "harness", "report", "store"]

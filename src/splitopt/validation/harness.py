@@ -6,8 +6,9 @@ For one instance the harness
    formulation, e.g. ``"milp"``) once with the requested solver, cached per process by
    (instance content hash, solver, time limit), and evaluates its assignment with the family's
    evaluator;
-2. when the family has an ``"lp"`` algorithm, runs it once and keeps its ``bound`` (the LP
-   relaxation value) and the relaxation gap against the exact objective;
+2. runs each of the family's declared ``relaxations`` once and keeps the first one's ``bound``
+   (column ``lp_bound``) and its gap against the exact objective (``lp_gap``); every relaxation's
+   own row carries its bound;
 3. runs each requested algorithm, evaluates its assignment with the **evaluator** (never the
    algorithm's own bookkeeping: see DESIGN.md, "Data flow") and compares it with the exact
    objective.
@@ -29,11 +30,14 @@ variant that puts an input layer on the server), ``not_applicable`` (the algorit
 method on a DAG), ``error`` (any other exception, or no assignment) and ``timeout``. A time-out or
 exception is a recorded outcome with its message, never a crash.
 
-Time limits: ``time_limit`` is passed to every formulation algorithm (``solver=``, ``time_limit=``
-options of the registry contract). In addition a hard per-run deadline (SIGALRM; only in the main
-thread of a process, so not under a threaded Dask worker) stops a run that overstays:
-``time_limit`` for combinatorial algorithms, ``1.5 * time_limit + 5`` s for formulations (model
-building and solver overrun).
+Options: ``solver`` and ``time_limit`` are passed to exactly the algorithms that declare them
+(:class:`~splitopt.families.Option`). In addition a hard per-run deadline (SIGALRM; only in the main
+thread of a process, so not under a threaded Dask worker) stops a run that overstays: ``time_limit``
+for algorithms without a time-limit option, ``1.5 * time_limit + 5`` s for those with one (model
+building and solver overrun). The deadline never fires inside an ``import``: an import cut half-way
+leaves a module half-initialised in ``sys.modules`` and poisons every later task of the worker (seen
+with networkx: "Algorithm already exists in dispatch namespace"); the alarm is postponed until no
+module is initialising, then raised.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ import math
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -61,7 +66,6 @@ ABS_TOL = 1e-9
 LOAD = "<load>"
 #: solver statuses that mean "proven optimal" (algorithms report "ok")
 PROVEN_STATUSES = frozenset({"optimal", "ok"})
-LP_ALGORITHM = "lp"
 #: outcomes of a run that produced no objective (status == outcome for these)
 FAILURE_OUTCOMES = ("error", "timeout", "infeasible", "not_applicable")
 
@@ -76,10 +80,24 @@ class TaskTimeout(Exception):
     """Raised inside a run that exceeded its hard deadline."""
 
 
+def _importing() -> bool:
+    """Whether some module is being imported right now (its spec is marked initialising)."""
+    for mod in list(sys.modules.values()):
+        spec = getattr(mod, "__spec__", None)
+        if spec is not None and getattr(spec, "_initializing", False):
+            return True
+    return False
+
+
+#: how long a deadline that fell inside an import waits before it looks again (seconds)
+IMPORT_RETRY = 0.01
+
+
 @contextmanager
 def deadline(seconds: float | None):
     """Raise :class:`TaskTimeout` in the current code after ``seconds`` (POSIX main thread only;
-    elsewhere a no-op, and the solver's own time limit is the only guard)."""
+    elsewhere a no-op, and the solver's own time limit is the only guard). An alarm that falls
+    inside an import is postponed until the import has finished (see the module docstring)."""
     usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
     if not usable:
@@ -87,6 +105,9 @@ def deadline(seconds: float | None):
         return
 
     def _raise(signum, frame):
+        if _importing():
+            signal.setitimer(signal.ITIMER_REAL, IMPORT_RETRY)
+            return
         raise TaskTimeout(f"exceeded the hard time limit of {seconds:g} s")
 
     old = signal.signal(signal.SIGALRM, _raise)
@@ -184,14 +205,16 @@ def run_algorithm(fam: Family, instance: Any, name: str, solver: str = "highs",
     assignments and assignments the evaluator rejects become a :class:`Run` with ``status``
     ``error`` / ``timeout`` and the message in ``error``."""
     algo = fam.algorithms[name]
-    opts: dict[str, Any] = {}
-    hard = None
-    if algo.formulation:
-        opts = {"solver": solver, "time_limit": time_limit}
-        if time_limit is not None:
-            hard = 1.5 * time_limit + 5.0
+    opts = algo.accepted({"solver": solver, "time_limit": time_limit})
+    if time_limit is not None and algo.option("time_limit") is not None:
+        hard = 1.5 * time_limit + 5.0
     else:
         hard = time_limit
+    try:  # import the algorithm's module outside the deadline
+        algo.resolve()
+    except Exception as exc:
+        return Run(name, "error", error="cannot import the algorithm: " + _short(exc),
+                   traceback=traceback.format_exc(limit=-6))
     t0 = time.perf_counter()
     try:
         with deadline(hard):
@@ -237,20 +260,21 @@ def clear_cache() -> None:
 
 def reference_facts(fam: Family, instance: Any, solver: str = "highs", time_limit: float | None = None,
                     h: str | None = None) -> dict:
-    """Exact solve (and LP relaxation when the family has ``"lp"``), cached by (content hash,
-    solver, time limit). Returns a dict with the :class:`Run` objects under ``"ref"`` / ``"lp"``
-    and the derived numbers ``exact_objective``, ``exact_status``, ``exact_bound``,
-    ``exact_seconds``, ``lp_bound``, ``lp_gap``, ``scale``."""
+    """Exact solve and the family's declared relaxations, cached by (content hash, solver, time
+    limit). Returns a dict with the reference :class:`Run` under ``"ref"``, the relaxation runs by
+    name under ``"relax"``, and the derived numbers ``exact_objective``, ``exact_status``,
+    ``exact_bound``, ``exact_seconds``, ``lp_bound``, ``lp_gap`` (of the first relaxation),
+    ``scale``."""
     h = h or instance_hash(instance)
     key = (h, solver, time_limit)
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
     ref = run_algorithm(fam, instance, fam.reference_algorithm, solver, time_limit)
-    lp = None
-    if LP_ALGORITHM in fam.algorithms and fam.reference_algorithm != LP_ALGORITHM:
-        lp = run_algorithm(fam, instance, LP_ALGORITHM, solver, time_limit)
-    facts = {"ref": ref, "lp": lp, **_derived(fam, ref, lp)}
+    relax = {r: run_algorithm(fam, instance, r, solver, time_limit)
+             for r in fam.relaxations if r != fam.reference_algorithm}
+    lp = next(iter(relax.values()), None)
+    facts = {"ref": ref, "relax": relax, **_derived(fam, ref, lp)}
     _CACHE[key] = facts
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -346,11 +370,12 @@ def validate_instance(instance: Any, algorithms: Iterable[str] | None = None, so
         algo = fam.algorithms[name]
         if name == fam.reference_algorithm and facts.get("ref") is not None:
             run = facts["ref"]
-        elif name == LP_ALGORITHM and facts.get("lp") is not None:
-            run = facts["lp"]
+        elif name in (facts.get("relax") or {}):
+            run = facts["relax"][name]
         else:
             run = run_algorithm(fam, instance, name, solver, time_limit)
-        row = {**common, **ref_facts, "algorithm": name, "is_reference": int(name == fam.reference_algorithm),
+        row = {**common, **ref_facts, "algorithm": name, "kind": algo.kind,
+               "is_reference": int(name == fam.reference_algorithm),
                "exact_algorithm": int(bool(algo.exact)), "paper": int(bool(algo.paper)),
                "formulation": int(bool(algo.formulation)), "status": run.status, "objective": run.objective,
                "bound": run.bound, "seconds": run.seconds, "error": run.error, "traceback": run.traceback,

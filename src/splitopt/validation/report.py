@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-SUMMARY_COLUMNS = ["family", "algorithm", "exact", "paper", "reference", "instances", "agreements", "disagreements",
+SUMMARY_COLUMNS = ["family", "algorithm", "kind", "exact", "paper", "reference", "instances", "agreements", "disagreements",
                    "better", "infeasible", "unexpected", "not_applicable", "errors", "timeouts", "no_reference", "worst_gap", "median_seconds",
                    "median_speedup", "median_lp_gap"]
 
@@ -66,8 +66,10 @@ def summary_table(store_path: Any) -> pd.DataFrame:
         proven = g["exact_status"].fillna("").str.lower().isin(["optimal", "ok"])
         exact_flag = bool(pd.to_numeric(g["exact_algorithm"], errors="coerce").fillna(0).max())
         gaps = pd.to_numeric(g["gap"], errors="coerce").dropna()
+        kinds = g["kind"].dropna() if "kind" in g else pd.Series([], dtype=object)
         out.append({
-            "family": fam, "algorithm": algo, "exact": exact_flag,
+            "family": fam, "algorithm": algo, "kind": "reference" if is_ref else (kinds.iloc[0] if len(kinds) else ""),
+            "exact": exact_flag,
             "paper": bool(pd.to_numeric(g["paper"], errors="coerce").fillna(0).max()),
             "reference": is_ref,
             "instances": int(g["instance_hash"].nunique()),

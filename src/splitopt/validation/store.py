@@ -31,7 +31,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("gap", "REAL"), ("exact_objective", "REAL"), ("exact_status", "TEXT"), ("exact_bound", "REAL"),
     ("exact_seconds", "REAL"), ("lp_bound", "REAL"), ("lp_gap", "REAL"), ("scale", "REAL"),
     ("seconds", "REAL"), ("speedup", "REAL"), ("error", "TEXT"), ("traceback", "TEXT"), ("assignment", "TEXT"),
-    ("finished_at", "REAL"), ("host", "TEXT"), ("pid", "INTEGER"),
+    ("finished_at", "REAL"), ("host", "TEXT"), ("pid", "INTEGER"), ("kind", "TEXT"),
 )
 COLUMN_NAMES = tuple(c for c, _ in COLUMNS)
 KEY = ("instance_hash", "algorithm", "solver", "version")

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from splitopt import families
 from splitopt.errors import InfeasibleSolution, InstanceError, check_number
-from splitopt.families import AlgoResult, Algorithm, Family
+from splitopt.families import SOLVER_OPTIONS, AlgoResult, Algorithm, Family
 
 CALLS = {"milp": 0}
 
@@ -147,20 +147,21 @@ def generate(seed: int, n: int = 6, delay: float = 0.0, graph=None) -> Knap:
     return Knap(tuple(float(x) for x in v), tuple(w), sum(w) // 2, delay)
 
 
-ALGOS = {
-    "milp": Algorithm("milp", milp, exact=True, formulation=True),
-    "dp": Algorithm("dp", dp, exact=True),
-    "greedy_paper": Algorithm("greedy_paper", greedy_paper, exact=True, paper=True),
-    "lp": Algorithm("lp", lp, exact=False, formulation=True),
-    "boom": Algorithm("boom", boom, exact=False),
-    "sleepy": Algorithm("sleepy", sleepy, exact=False),
-    "picky": Algorithm("picky", picky, exact=True),
-    "crash": Algorithm("crash", crash, exact=True),
-}
+ALGOS = {a.name: a for a in (
+    Algorithm("milp", milp, "formulation", options=SOLVER_OPTIONS),
+    Algorithm("dp", dp, "exact"),
+    Algorithm("greedy_paper", greedy_paper, "paper", exact=True),
+    Algorithm("lp", lp, "relaxation", options=SOLVER_OPTIONS),
+    Algorithm("boom", boom, "heuristic"),
+    Algorithm("sleepy", sleepy, "heuristic"),
+    Algorithm("picky", picky, "exact"),
+    Algorithm("crash", crash, "exact"),
+)}
 
 FAMILY = families.register(Family(
     name="vknap", instance_type=Knap, evaluate=evaluate, algorithms=ALGOS, default_algorithm="dp",
-    reference_algorithm="milp", describe=lambda inst: {"n_layers": len(inst.values), "capacity": inst.capacity},
+    reference_algorithm="milp", relaxations=("lp",),
+    describe=lambda inst: {"n_layers": len(inst.values), "capacity": inst.capacity},
     sense="max", generate=generate))
 
 #: the classic instance on which ratio-greedy fails (hand computed: optimum 220, greedy 160,

@@ -4,7 +4,7 @@ DADS (Hu et al., INFOCOM 2019) as characterised by seed 002 (digest 002 §2.2 St
 one min cut of the latency graph with the fan-out gadget, solved in one shot. Public
 reimplementations call ``networkx.minimum_cut`` with its default flow function (preflow-push) on
 float capacities. This module does exactly that on the *same* graph as
-:mod:`splitopt.solvers.mincut` (corrected weights, auxiliary vertices, closure arcs, pins, raw-input
+:mod:`splitopt.solvers.split.mincut` (corrected weights, auxiliary vertices, closure arcs, pins, raw-input
 tensor; infinite arcs carry no ``capacity`` attribute, which networkx treats as infinite), so the only
 difference is the solver: floating-point max-flow picks the cut from residual capacities compared
 with exact zero, and can return a partition whose capacity differs from the flow value (digest 002
@@ -20,7 +20,7 @@ from __future__ import annotations
 import networkx as nx
 
 from splitopt.instances.split import SplitInstance
-from splitopt.solvers.mincut import cut_problem
+from splitopt.solvers.split.mincut import cut_problem
 
 
 def build_graph(instance: SplitInstance, *, closure: bool = True, input_cost: bool = True) -> nx.DiGraph:

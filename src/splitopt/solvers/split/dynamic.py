@@ -18,7 +18,7 @@ of t not in D] (+ w_{e,in} [an input layer not in D])`` (digest 000 §2.4), wher
 coefficients depend on ``e`` and the indicators depend on ``D`` alone; feasibility (closure, pins)
 does not depend on ``e``. Hence ``sum_e T_e(D)`` is the same function with summed coefficients
 ``sum_e dev_{e,v}``, ``sum_e srv_{e,v}``, ``sum_e w_{e,t}``: a split cost of the same graph, which the
-certified min cut of :mod:`splitopt.solvers.mincut` minimises exactly. Every epoch's optimum is at
+certified min cut of :mod:`splitopt.solvers.split.mincut` minimises exactly. Every epoch's optimum is at
 most its cost under the OSS set, and the OSS set is one candidate among the feasible sets that
 include device-only, so ``dynamic <= OSS <= device-only`` in total (and ``dynamic_e <= OSS_e`` per
 epoch); the tests check this and the OSS optimum by brute force.
@@ -160,7 +160,7 @@ def optimal_static_split(instances: Sequence[SplitInstance]) -> tuple[list[str],
     by one certified min cut on the summed coefficients (see the module docstring). Returns the
     device-side names and the summed evaluator cost."""
     from splitopt.models.split import evaluate
-    from splitopt.solvers.mincut import CutProblem, cut_problem, min_cut
+    from splitopt.solvers.split.mincut import CutProblem, cut_problem, min_cut
 
     if not instances:
         raise InstanceError("instances", "needs at least one epoch")
@@ -217,7 +217,7 @@ def compare(instance: SplitInstance, trace, *, algorithm: str = "mincut",
 
     from splitopt.families import solve
     from splitopt.models.split import evaluate
-    from splitopt.solvers.baselines import device_only, server_only
+    from splitopt.solvers.split.baselines import device_only, server_only
 
     insts = epoch_instances(instance, trace, device_speed)
     oss_names, _ = optimal_static_split(insts)

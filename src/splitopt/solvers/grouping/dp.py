@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from splitopt.models.grouping import interval_costs
-from splitopt.solvers.linear_partition import minmax_tables
+from splitopt.solvers.grouping.linear_partition import minmax_tables
 
 
 def _minsum_tables(f: np.ndarray, k_max: int):

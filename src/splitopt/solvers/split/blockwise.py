@@ -2,7 +2,7 @@
 
 The paper shrinks the DNN graph before the min cut: a *block* (a group of layers with one entry
 layer ``v_in`` outside it) is collapsed into one vertex when the intra-block rule of Sec. VI-A says
-that no optimal cut passes through it, and Alg. 2 (:mod:`splitopt.solvers.mincut`) then runs on the
+that no optimal cut passes through it, and Alg. 2 (:mod:`splitopt.solvers.split.mincut`) then runs on the
 smaller graph. Digest 000 §4 and §7 E6/E7 list what is wrong or missing in the printed version;
 ``variant="corrected"`` (default) fixes all of it and is **exact** (same objective as brute force and
 the MILP on every instance):
@@ -15,7 +15,7 @@ the MILP on every instance):
   abstracts a block whose optimal cut is inside, 280 instead of 160).
 * **The rule is "=" (E6b).** ``c_B^in`` is itself a block cut, so ``a_B^min <= a_B^in``; a block is
   abstracted iff ``a_B^min = a_B^in`` (decided with the certified lower bound of
-  :func:`~splitopt.solvers.mincut.min_cut`, relative tolerance 1e-12).
+  :func:`~splitopt.solvers.split.mincut.min_cut`, relative tolerance 1e-12).
 * **Assumption 1 is checked, per block (Eq. 16, E6b).** Theorem 2 needs ``dev_v >= srv_v`` for every
   block layer (device cost incl. parameter transfer, digest 000 §2.4, at least the server cost).
   A block that violates it is never abstracted. Blocks containing a pinned layer are not
@@ -49,7 +49,7 @@ the MILP on every instance):
   (Eq. 21, ``v_in`` kept outside); the exit tensors keep their own weights (Eq. 22: in a SESE block
   only the exit feeds outside, so the sum has one term); internal tensors vanish. Closure arcs and
   pins are mapped to the block vertices. If the abstracted graph is a chain it is solved by a prefix
-  scan (digest 000 §8 item 6), otherwise by the certified min cut of :mod:`splitopt.solvers.mincut`.
+  scan (digest 000 §8 item 6), otherwise by the certified min cut of :mod:`splitopt.solvers.split.mincut`.
 
 ``variant="paper"`` is Alg. 3 as printed, with only the block rule defective so the failure is
 visible on its own: blocks from the ``Layer.block`` labels (else the articulation regions), one
@@ -70,7 +70,7 @@ import numpy as np
 from splitopt.errors import InstanceError
 from splitopt.instances.graph import DNNGraph
 from splitopt.instances.split import SplitInstance
-from splitopt.solvers.mincut import CutProblem, min_cut
+from splitopt.solvers.split.mincut import CutProblem, min_cut
 
 VARIANTS = ("corrected", "paper")
 REGIONS = ("sese", "labels")

@@ -4,7 +4,7 @@ Stage 1 finds the cut vertices (articulation points) of the undirected DNN graph
 DFS (seed 002 Theorem 3, Algorithm 1); stage 2 solves one min cut per segment between consecutive
 cut vertices and keeps the best (Theorem 2, Algorithm 2).
 
-``variant="corrected"`` (default; exact, equal to :mod:`splitopt.solvers.mincut` on every DAG):
+``variant="corrected"`` (default; exact, equal to :mod:`splitopt.solvers.split.mincut` on every DAG):
 
 * articulation test ``low_v >= pre[u]`` (Algorithm 1 prints the *bridge* test ``>``, digest 002
   §3.2 / §7.2 item 3), iterative DFS with edge ids (parallel edges), run on the DNN graph plus a
@@ -23,9 +23,9 @@ cut vertices and keeps the best (Theorem 2, Algorithm 2).
   counted twice. Pins are respected (segments they contradict are skipped).
 
   Speed (no change to the mathematics): the boundaries and every segment's cut network (the
-  rate-independent :class:`~splitopt.solvers.mincut._Structure`) are computed once per graph object,
+  rate-independent :class:`~splitopt.solvers.split.mincut._Structure`) are computed once per graph object,
   pins and options and cached; a solve only fills the capacities. Segments are small, so
-  ``MC_j`` is computed by the exact integer max-flow of :mod:`splitopt.solvers.mincut` (its path A:
+  ``MC_j`` is computed by the exact integer max-flow of :mod:`splitopt.solvers.split.mincut` (its path A:
   capacities scaled exactly to Python integers, Dinic's algorithm, no rounding, no scipy call);
   larger segments use its certified scaled path. Segments whose vertices are all pinned (e.g. two
   consecutive boundaries) are evaluated directly.
@@ -52,7 +52,7 @@ import numpy as np
 
 from splitopt.errors import InstanceError
 from splitopt.instances.split import SplitInstance
-from splitopt.solvers.mincut import CutProblem, _solve, _Structure, min_cut
+from splitopt.solvers.split.mincut import CutProblem, _solve, _Structure, min_cut
 
 
 # ---------------------------------------------------------------------- Algorithm 1
@@ -139,7 +139,7 @@ _PLAN_CACHE = 64
 def _plan(instance: SplitInstance, closure: bool):
     """Rate-independent part of the corrected variant, cached per graph object, pins and options:
     the boundary layers and, per segment ``j``, ``(lo, hi, structure, tensor indices)`` where the
-    structure is the cut network of ``W_j`` (:class:`splitopt.solvers.mincut._Structure`) and the
+    structure is the cut network of ``W_j`` (:class:`splitopt.solvers.split.mincut._Structure`) and the
     tensor indices pick its weights from the instance (the raw input last, index ``len(tensors)``).
     Segments whose fixed sides contradict a pin have ``structure=None``."""
     c = instance.costs

@@ -1,0 +1,1 @@
+"""Algorithms of the ``grouping`` family (seed 003): one module per algorithm."""

@@ -1,0 +1,60 @@
+"""The grouping MILPs solved by an exact solver (``milp_compact``, ``milp_interval``).
+
+Formulations: :func:`splitopt.models.grouping.build_milp_compact` (digest 003 §5.3 MILP A) and
+:func:`~splitopt.models.grouping.build_milp_interval` (MILP B).
+"""
+
+from __future__ import annotations
+
+from splitopt.errors import InstanceError, SolverFailed
+from splitopt.families import AlgoResult
+from splitopt.instances.grouping import GroupingInstance
+from splitopt.models.grouping import build_milp_compact, build_milp_interval, sizes_from_model
+
+
+def solve_milp(instance: GroupingInstance, formulation: str = "interval", solver: str = "highs",
+               time_limit: float | None = 60.0, **options) -> AlgoResult:
+    """Build and solve MILP A (``formulation="compact"``) or B (``"interval"``) through
+    :func:`splitopt.solvers.exact.solve`; with ``at_most_k`` one model per group count
+    ``m = 1..min(k, n)`` (the thesis_cost balance weight ``delta m / T_tot`` depends on ``m``).
+    Returns the best sizes with the solver's status and the smallest bound over the ``m``."""
+    from splitopt.solvers import exact
+
+    build = {"compact": build_milp_compact, "interval": build_milp_interval}.get(formulation)
+    if build is None:
+        raise InstanceError("formulation", f"must be 'compact' or 'interval', got {formulation!r}")
+    best = None
+    bounds, statuses, seconds = [], [], 0.0
+    for m in instance.group_counts:
+        model = build(instance, m)
+        res = exact.solve(model, solver=solver, time_limit=time_limit, relax=False, **options)
+        seconds += res.seconds or 0.0
+        statuses.append(str(res.status))
+        if res.bound is not None:
+            bounds.append(res.bound)
+        if res.objective is None:
+            continue
+        sizes = sizes_from_model(model)
+        if best is None or res.objective < best[0]:
+            best = (res.objective, sizes, res)
+    if best is None:
+        raise SolverFailed(f"solver: {solver} found no solution of the {formulation} MILP "
+                           f"(status {', '.join(statuses)})", status=statuses[-1] if statuses else "error")
+    obj, sizes, res = best
+    status = "optimal" if all(s == "optimal" for s in statuses) else statuses[-1]
+    bound = min(bounds) if len(bounds) == len(instance.group_counts) else None
+    return AlgoResult(sizes, status=status, bound=bound,
+                      info={"formulation": formulation, "solver": res.solver, "model_objective": obj,
+                            "solver_seconds": seconds, "termination": str(res.termination)})
+
+
+
+
+def solve_compact(instance: GroupingInstance, **options) -> AlgoResult:
+    """MILP A (assignment binaries with the staircase constraint)."""
+    return solve_milp(instance, "compact", **options)
+
+
+def solve_interval(instance: GroupingInstance, **options) -> AlgoResult:
+    """MILP B (one binary per interval: the path formulation)."""
+    return solve_milp(instance, "interval", **options)
