@@ -132,3 +132,46 @@ def _reach(v: int, g: DNNGraph, up_: bool) -> set[int]:
 
 def close(a: float, b: float, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b)) + abs_
+
+
+# ---------------------------------------------------------------- digest counterexamples (seeds 000, 002)
+
+def training(layers, edges, N=10, blocks=None):
+    """layers: (name, xi_D, xi_S, a); R_D = R_S = 1, k = 0, so a tensor costs N*a*2 = 20a."""
+    blocks = blocks or {}
+    g = DNNGraph([Layer(n, out_bytes=a, block=blocks.get(n)) for n, _d, _s, a in layers], edges)
+    return SplitInstance(g, [l[1] for l in layers], [l[2] for l in layers], 1.0, 1.0, "training", N)
+
+
+def inference(layers, edges, tau):
+    """layers: (name, t_e, t_c, d/B); B = 1 byte/s; raw input tau = D_input/B uploaded if v1 on cloud."""
+    g = DNNGraph([Layer(n, out_bytes=d) for n, _e, _c, d in layers], edges)
+    return SplitInstance(g, [l[1] for l in layers], [l[2] for l in layers], 1.0, 1.0, "inference", 1,
+                         input_bytes=tau, input_policy="upload")
+
+
+def check_a():
+    L = [("v0", 1, 0.9, 100), ("p", 1, 0.9, 1), ("q", 1, 0.9, 100), ("u", 1, 0.9, 1), ("a", 100, 1, 100),
+         ("out", 100, 1, 1)]
+    E = [("v0", "p"), ("v0", "q"), ("p", "a"), ("p", "u"), ("q", "u"), ("u", "out"), ("a", "out")]
+    return training(L, E)
+
+
+def check_b():
+    # own instance (the digest does not print Check B's data); Assumption 1 holds.
+    L = [("v0", 1, 0.5, 50), ("p", 1, 0.5, 0.05), ("x", 100, 0.5, 0.05), ("w", 1, 0.5, 0)]
+    E = [("v0", "p"), ("p", "x"), ("x", "w"), ("v0", "w")]
+    return training(L, E)
+
+
+def fig_2_6():
+    # v1 -> p -> x -> w, v1 -> w; t_e = (1,1,100,1), t_c = 0.5, d/B = (1000,1,1,1), tau = 2000
+    L = [("v1", 1, 0.5, 1000), ("p", 1, 0.5, 1), ("x", 100, 0.5, 1), ("w", 1, 0.5, 1)]
+    return inference(L, [("v1", "p"), ("p", "x"), ("x", "w"), ("v1", "w")], tau=2000)
+
+
+def fig_3_1():
+    L = [("v1", 1, 0.5, 1000), ("p", 1, 0.5, 1), ("x", 100, 0.5, 1), ("w", 1, 0.5, 1000), ("p2", 1, 0.5, 1),
+         ("x2", 100, 0.5, 1), ("w2", 1, 0.5, 1)]
+    E = [("v1", "p"), ("p", "x"), ("x", "w"), ("v1", "w"), ("w", "p2"), ("p2", "x2"), ("x2", "w2"), ("w", "w2")]
+    return inference(L, E, tau=2000)

@@ -24,7 +24,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
+
+import numpy as np
 
 from splitopt.errors import InstanceError
 
@@ -264,6 +267,53 @@ class DNNGraph:
     def fan_out(self, i: int) -> int:
         return len(self._succ[i])
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    @property
+    def name_index(self) -> Mapping[str, int]:
+        """Read-only map layer name -> topological index."""
+        return MappingProxyType(self._index)
+
+    @cached_property
+    def edge_pairs(self) -> tuple[tuple[int, int], ...]:
+        """Every distinct producer -> consumer pair ``(u, w)`` of layer indices (ports merged),
+        sorted by consumer: the rows of "no data flows server -> device" (closure) constraints."""
+        return tuple((u, w) for w in range(len(self.layers)) for u in self._pred[w])
+
+    def closure(self, start: Iterable[int], *, ancestors: bool = True) -> np.ndarray:
+        """Boolean mask of the layers ``start`` and all their ancestors (``ancestors=False``: all
+        their descendants)."""
+        adj = self._pred if ancestors else self._succ
+        mask = np.zeros(len(self.layers), dtype=bool)
+        stack = [int(v) for v in start]
+        mask[stack] = True
+        while stack:
+            v = stack.pop()
+            for u in adj[v]:
+                if not mask[u]:
+                    mask[u] = True
+                    stack.append(u)
+        return mask
+
+    def open_edge(self, mask) -> tuple[int, int] | None:
+        """The first edge ``(u, w)`` with ``w`` in ``mask`` and ``u`` not (so ``mask`` is not closed
+        under predecessors), or ``None`` when ``mask`` is predecessor-closed."""
+        for w in np.flatnonzero(mask):
+            for u in self._pred[w]:
+                if not mask[u]:
+                    return int(u), int(w)
+        return None
+
+    def derived(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """Data derived from this (immutable) graph, built once per key and kept with the graph:
+        the one cache of the algorithms (it lives and dies with the graph object, so it can never
+        serve one graph's data for another, as an ``id()``-keyed cache can)."""
+        cache = self.__dict__.setdefault("_derived", {})
+        if key not in cache:
+            cache[key] = build()
+        return cache[key]
+
     def fan_in(self, i: int) -> int:
         return len(self._pred[i])
 
@@ -482,10 +532,6 @@ class DNNGraph:
                 if lay.block is not None:
                     label_group[lay.block] = len(groups) - 1
         return self.collapse(groups, name=name or f"{self.name}[blocks]")
-
-    def with_layers(self, layers: Sequence[Layer]) -> "DNNGraph":
-        """Same edges, new layer data (same names)."""
-        return DNNGraph(layers, self.edges, name=self.name, meta=self.meta)
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict:

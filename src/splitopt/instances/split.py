@@ -138,7 +138,7 @@ class SplitInstance:
                 vals = (vals,)
             vals = tuple(vals)
             for i, nm in enumerate(vals):
-                if not isinstance(nm, str) or nm not in g._index:
+                if not isinstance(nm, str) or nm not in g:
                     raise InstanceError(f"{fld}[{i}]", f"unknown layer {nm!r} in graph {g.name!r}")
             object.__setattr__(self, fld, vals)
             pins[fld] = vals
@@ -154,11 +154,11 @@ class SplitInstance:
         forced = [g.index(nm) for nm in pins["pin_device"]]
         if pol == "pin":
             forced += list(g.inputs)
-        anc = _closure(forced, g._pred, n)
+        anc = g.closure(forced)
         for j, nm in enumerate(pins["pin_server"]):
             v = g.index(nm)
             if anc[v]:
-                below = _closure([v], g._succ, n)
+                below = g.closure([v], ancestors=False)
                 culprit = next((g.layers[u].name for u in forced if below[u]), "?")
                 raise InstanceError(f"pin_server[{j}]",
                                     f"layer {nm!r} is pinned to the server but feeds {culprit!r}, which is "
@@ -202,13 +202,13 @@ class SplitInstance:
     def min_device_mask(self) -> np.ndarray:
         """The smallest feasible device set: the pinned device layers and their ancestors."""
         c = self.costs
-        return _closure(np.flatnonzero(c.force_dev).tolist(), self.graph._pred, self.n_layers)
+        return self.graph.closure(np.flatnonzero(c.force_dev))
 
     @cached_property
     def max_device_mask(self) -> np.ndarray:
         """The largest feasible device set: every layer except server pins and their descendants."""
         c = self.costs
-        return ~_closure(np.flatnonzero(c.force_srv).tolist(), self.graph._succ, self.n_layers)
+        return ~self.graph.closure(np.flatnonzero(c.force_srv), ancestors=False)
 
     def names_of(self, mask) -> list[str]:
         """Sorted layer names of a boolean device mask (the family's plain-data assignment)."""
@@ -220,7 +220,7 @@ class SplitInstance:
         if isinstance(assignment, str):
             raise InstanceError("assignment", f"must be a list of layer names, got the string {assignment!r}")
         mask = np.zeros(self.n_layers, dtype=bool)
-        idx = self.graph._index
+        idx = self.graph.name_index
         for i, nm in enumerate(assignment):
             j = idx.get(nm) if isinstance(nm, str) else None
             if j is None:
@@ -363,23 +363,6 @@ class SplitInstance:
         from dataclasses import replace
 
         return replace(self, **changes)
-
-
-def _closure(start: Iterable[int], adj, n: int) -> np.ndarray:
-    """Boolean mask of ``start`` and everything reachable from it along ``adj``."""
-    mask = np.zeros(n, dtype=bool)
-    stack = list(start)
-    for v in stack:
-        mask[v] = True
-    while stack:
-        v = stack.pop()
-        for u in adj[v]:
-            if not mask[u]:
-                mask[u] = True
-                stack.append(u)
-    return mask
-
-
 
 
 # ---------------------------------------------------------------------- seeded generator

@@ -46,12 +46,12 @@ def check_feasible(instance: SplitInstance, mask: np.ndarray) -> None:
     bad = np.flatnonzero(c.force_srv & mask)
     if bad.size:
         raise InfeasibleSolution(f"layer {names[bad[0]]!r} is pinned to the server but assigned to the device")
-    for v in np.flatnonzero(mask):
-        for u in g._pred[v]:
-            if not mask[u]:
-                raise InfeasibleSolution(
-                    f"edge {names[u]!r} -> {names[v]!r}: {names[u]!r} runs on the server but feeds "
-                    f"{names[v]!r} on the device (data may only flow device -> server)")
+    bad_edge = g.open_edge(mask)
+    if bad_edge is not None:
+        u, v = bad_edge
+        raise InfeasibleSolution(
+            f"edge {names[u]!r} -> {names[v]!r}: {names[u]!r} runs on the server but feeds "
+            f"{names[v]!r} on the device (data may only flow device -> server)")
 
 
 def breakdown_of_mask(instance: SplitInstance, mask: np.ndarray) -> dict[str, float]:
@@ -141,9 +141,8 @@ def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = Tr
             m.upload.add(m.x[w] - m.x[p] - m.y[k] <= 0)
     m.closure = pyo.ConstraintList()
     if closure:
-        for v in range(n):
-            for u in g._pred[v]:
-                m.closure.add(m.x[u] - m.x[v] <= 0)
+        for u, v in g.edge_pairs:
+            m.closure.add(m.x[u] - m.x[v] <= 0)
     m.input_row = pyo.ConstraintList()
     if use_input:
         for v in c.input_layers:

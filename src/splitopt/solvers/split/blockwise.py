@@ -62,7 +62,6 @@ pins). It reproduces digest check E (280 instead of 160).
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,7 +69,7 @@ import numpy as np
 from splitopt.errors import InstanceError
 from splitopt.instances.graph import DNNGraph
 from splitopt.instances.split import SplitInstance
-from splitopt.solvers.split.mincut import CutProblem, min_cut
+from splitopt.solvers.flow import CutProblem, min_cut
 
 VARIANTS = ("corrected", "paper")
 REGIONS = ("sese", "labels")
@@ -114,22 +113,10 @@ class _GraphData:
     edge_bytes: dict                 # (u, v) -> bytes of u's tensors consumed by v
 
 
-_CACHE: "OrderedDict[int, tuple[DNNGraph, _GraphData]]" = OrderedDict()
-_CACHE_SIZE = 64
-
-
 def _graph_data(g: DNNGraph) -> _GraphData:
     """Structure of ``g`` (the size rule does not depend on rates: precomputed once per graph, as
-    Sec. VI-A notes), kept in a small LRU cache holding the graph itself (graphs are immutable)."""
-    hit = _CACHE.get(id(g))
-    if hit is not None and hit[0] is g:
-        _CACHE.move_to_end(id(g))
-        return hit[1]
-    data = _analyse(g)
-    _CACHE[id(g)] = (g, data)
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return data
+    Sec. VI-A notes), kept with the immutable graph (:meth:`DNNGraph.derived`)."""
+    return g.derived("blockwise", lambda: _analyse(g))
 
 
 # ---------------------------------------------------------------------- structure analysis
@@ -141,7 +128,7 @@ def _clean_region(g: DNNGraph, members) -> tuple[int, int] | None:
     x = max(B)
     entry = None
     for v in B:
-        preds = g._pred[v]
+        preds = g.pred(v)
         if not preds:
             return None
         for u in preds:
@@ -150,7 +137,7 @@ def _clean_region(g: DNNGraph, members) -> tuple[int, int] | None:
                     entry = u
                 elif entry != u:
                     return None
-        if v != x and any(w not in B for w in g._succ[v]):
+        if v != x and any(w not in B for w in g.succ(v)):
             return None
     if entry is None:
         return None
@@ -159,7 +146,7 @@ def _clean_region(g: DNNGraph, members) -> tuple[int, int] | None:
     stack = [x]
     while stack:
         w = stack.pop()
-        for u in g._pred[w]:
+        for u in g.pred(w):
             if u in B and u not in seen:
                 seen.add(u)
                 stack.append(u)
@@ -190,7 +177,7 @@ def _block_cut(g: DNNGraph, members, entry: int, exit_: int, *, gadget: bool) ->
     closure = []
     if gadget:
         for v in members:
-            for u in g._pred[v]:
+            for u in g.pred(v):
                 closure.append((loc[u], loc[v]))
     fd = np.zeros(n, dtype=bool)
     fs = np.zeros(n, dtype=bool)
@@ -230,8 +217,8 @@ def _analyse(g: DNNGraph) -> _GraphData:
     nxt = [-1] * n
     has_prev = [False] * n
     for u in range(n):
-        s = g._succ[u]
-        if len(s) == 1 and len(g._pred[s[0]]) == 1:
+        s = g.succ(u)
+        if len(s) == 1 and len(g.pred(s[0])) == 1:
             nxt[u] = s[0]
             has_prev[s[0]] = True
     chains = []
@@ -241,7 +228,7 @@ def _analyse(g: DNNGraph) -> _GraphData:
         run = [v]
         while nxt[run[-1]] != -1:
             run.append(nxt[run[-1]])
-        preds = g._pred[v]
+        preds = g.pred(v)
         if len(preds) == 1:
             run.insert(0, preds[0])     # the producer (with several consumers) is the chain's entry
         if len(run) >= 3:
@@ -338,7 +325,7 @@ def abstract(instance: SplitInstance, groups) -> tuple[CutProblem, np.ndarray]:
             tensors.append((gp, gc, w))
     if c.input_weight > 0.0:
         tensors.append((-1, tuple(sorted({gl[i] for i in c.input_layers})), c.input_weight))
-    closure = sorted({(gl[u], gl[w]) for w in range(n) for u in g._pred[w] if gl[u] != gl[w]})
+    closure = sorted({(gl[u], gl[w]) for u, w in g.edge_pairs if gl[u] != gl[w]})
     fd = np.zeros(ng, dtype=bool)
     fs = np.zeros(ng, dtype=bool)
     fd[gid[c.force_dev]] = True

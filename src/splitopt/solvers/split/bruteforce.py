@@ -43,7 +43,7 @@ def _tables(instance: SplitInstance):
     pred = []
     for v in range(n):
         pm = 0
-        for u in g._pred[v]:
+        for u in g.pred(v):
             pm |= 1 << u
         pred.append(pm)
     fd = [bool(x) for x in c.force_dev]

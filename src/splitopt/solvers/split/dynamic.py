@@ -160,7 +160,8 @@ def optimal_static_split(instances: Sequence[SplitInstance]) -> tuple[list[str],
     by one certified min cut on the summed coefficients (see the module docstring). Returns the
     device-side names and the summed evaluator cost."""
     from splitopt.models.split import evaluate
-    from splitopt.solvers.split.mincut import CutProblem, cut_problem, min_cut
+    from splitopt.solvers.flow import CutProblem, min_cut
+    from splitopt.solvers.split.mincut import cut_problem
 
     if not instances:
         raise InstanceError("instances", "needs at least one epoch")

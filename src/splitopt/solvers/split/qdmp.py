@@ -23,7 +23,7 @@ cut vertices and keeps the best (Theorem 2, Algorithm 2).
   counted twice. Pins are respected (segments they contradict are skipped).
 
   Speed (no change to the mathematics): the boundaries and every segment's cut network (the
-  rate-independent :class:`~splitopt.solvers.split.mincut._Structure`) are computed once per graph object,
+  rate-independent :class:`~splitopt.solvers.flow.Structure`) are computed once per graph object,
   pins and options and cached; a solve only fills the capacities. Segments are small, so
   ``MC_j`` is computed by the exact integer max-flow of :mod:`splitopt.solvers.split.mincut` (its path A:
   capacities scaled exactly to Python integers, Dinic's algorithm, no rounding, no scipy call);
@@ -45,14 +45,13 @@ cut of the whole paper graph. It may return infeasible or suboptimal splits.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
 from splitopt.errors import InstanceError
 from splitopt.instances.split import SplitInstance
-from splitopt.solvers.split.mincut import CutProblem, _solve, _Structure, min_cut
+from splitopt.solvers.flow import CutProblem, Structure, min_cut, solve_structure
 
 
 # ---------------------------------------------------------------------- Algorithm 1
@@ -132,25 +131,23 @@ class QDMPResult:
     server: list[str] | None = None  # V^c of the paper variant
 
 
-_PLANS: "OrderedDict[tuple, tuple]" = OrderedDict()
-_PLAN_CACHE = 64
-
-
 def _plan(instance: SplitInstance, closure: bool):
     """Rate-independent part of the corrected variant, cached per graph object, pins and options:
     the boundary layers and, per segment ``j``, ``(lo, hi, structure, tensor indices)`` where the
-    structure is the cut network of ``W_j`` (:class:`splitopt.solvers.split.mincut._Structure`) and the
+    structure is the cut network of ``W_j`` (:class:`splitopt.solvers.flow.Structure`) and the
     tensor indices pick its weights from the instance (the raw input last, index ``len(tensors)``).
     Segments whose fixed sides contradict a pin have ``structure=None``."""
     c = instance.costs
     g = instance.graph
-    n = instance.n_layers
     with_input = c.input_weight > 0.0
-    key = (id(g), closure, with_input, c.force_dev.tobytes(), c.force_srv.tobytes())
-    hit = _PLANS.get(key)
-    if hit is not None and hit[0] is g:
-        _PLANS.move_to_end(key)
-        return hit[1]
+    key = ("qdmp", closure, with_input, c.force_dev.tobytes(), c.force_srv.tobytes())
+    return g.derived(key, lambda: _build_plan(instance, closure, with_input))
+
+
+def _build_plan(instance: SplitInstance, closure: bool, with_input: bool):
+    c = instance.costs
+    g = instance.graph
+    n = instance.n_layers
     arts = cut_layers(instance)
     k = len(arts)
     bounds = [None] + arts + [None]
@@ -178,7 +175,7 @@ def _plan(instance: SplitInstance, closure: bool):
         if j == 0 and with_input:
             tensors.append((-1, tuple(i - lo for i in c.input_layers)))
             tidx.append(len(c.tensors))
-        cl = [(u - lo, w - lo) for w in range(lo, hi + 1) for u in g._pred[w] if u >= lo] if closure else []
+        cl = [(u - lo, w - lo) for w in range(lo, hi + 1) for u in g.pred(w) if u >= lo] if closure else []
         fd = c.force_dev[lo:hi + 1].copy()
         fs = c.force_srv[lo:hi + 1].copy()
         if j >= 1:
@@ -188,13 +185,9 @@ def _plan(instance: SplitInstance, closure: bool):
         if (fd & fs).any():
             segs.append((lo, hi, None, None))
             continue
-        st = _Structure(m, tensors, cl, fd, fs, True)
+        st = Structure(m, tensors, cl, fd, fs, True)
         segs.append((lo, hi, st if st.feasible else None, np.asarray(tidx, dtype=np.int64)))
-    plan = (arts, segs)
-    _PLANS[key] = (g, plan)
-    while len(_PLANS) > _PLAN_CACHE:
-        _PLANS.popitem(last=False)
-    return plan
+    return arts, segs
 
 
 def _corrected(instance: SplitInstance, closure: bool = True) -> QDMPResult:
@@ -211,7 +204,7 @@ def _corrected(instance: SplitInstance, closure: bool = True) -> QDMPResult:
     for lo, hi, st, tidx in segs:
         if st is None:
             continue
-        res = _solve(st, dev[lo:hi + 1], srv[lo:hi + 1], wt[tidx])
+        res = solve_structure(st, dev[lo:hi + 1], srv[lo:hi + 1], wt[tidx])
         if res is None:  # pragma: no cover - infeasible segments have no structure
             continue
         cands.append((pre[lo] + suf[hi + 1] + res.value, lo, hi, res))

@@ -6,35 +6,14 @@ digest), never taken from the code under test."""
 
 import pytest
 
+from cases.split import check_a, check_b, fig_2_6, fig_3_1, inference, training
 from splitopt.errors import InfeasibleSolution  # noqa: E402
 from splitopt.instances.graph import DNNGraph, Layer  # noqa: E402
-from splitopt.instances.split import SplitInstance  # noqa: E402
 from splitopt.models.split import evaluate, relaxed_cost  # noqa: E402
-from splitopt.solvers.split import blockwise, bruteforce, mincut, qdmp  # noqa: E402
-
-
-def training(layers, edges, N=10, blocks=None):
-    """layers: (name, xi_D, xi_S, a); R_D = R_S = 1, k = 0, so a tensor costs N*a*2 = 20a."""
-    blocks = blocks or {}
-    g = DNNGraph([Layer(n, out_bytes=a, block=blocks.get(n)) for n, _d, _s, a in layers], edges)
-    return SplitInstance(g, [l[1] for l in layers], [l[2] for l in layers], 1.0, 1.0, "training", N)
-
-
-def inference(layers, edges, tau):
-    """layers: (name, t_e, t_c, d/B); B = 1 byte/s; raw input tau = D_input/B uploaded if v1 on cloud."""
-    g = DNNGraph([Layer(n, out_bytes=d) for n, _e, _c, d in layers], edges)
-    return SplitInstance(g, [l[1] for l in layers], [l[2] for l in layers], 1.0, 1.0, "inference", 1,
-                         input_bytes=tau, input_policy="upload")
+from splitopt.solvers.split import blockwise, bruteforce, mincut, qdmp
 
 
 # ---------------------------------------------------------------- seed 000
-def check_a():
-    L = [("v0", 1, 0.9, 100), ("p", 1, 0.9, 1), ("q", 1, 0.9, 100), ("u", 1, 0.9, 1), ("a", 100, 1, 100),
-         ("out", 100, 1, 1)]
-    E = [("v0", "p"), ("v0", "q"), ("p", "a"), ("p", "u"), ("q", "u"), ("u", "out"), ("a", "out")]
-    return training(L, E)
-
-
 def test_check_a_case2_unique_optimum():
     # digest 000 §3.6 item 2: unique optimum {v0,p,q,u} with T = 100, runner-up 2040;
     # hand: 10*(1+1+1+1) + 10*(1+1) + 20*a_p + 20*a_u = 40 + 20 + 20 + 20 = 100.
@@ -57,13 +36,6 @@ def test_check_a_paper_weights_swap_fails():
     dev = mincut.solve(inst, variant="paper")
     assert dev == sorted(["v0", "p", "q", "u", "a", "out"])
     assert evaluate(inst, dev)[0] == pytest.approx(2040.0)
-
-
-def check_b():
-    # own instance (the digest does not print Check B's data); Assumption 1 holds.
-    L = [("v0", 1, 0.5, 50), ("p", 1, 0.5, 0.05), ("x", 100, 0.5, 0.05), ("w", 1, 0.5, 0)]
-    E = [("v0", "p"), ("p", "x"), ("x", "w"), ("v0", "w")]
-    return training(L, E)
 
 
 def test_check_b_no_closure_arcs_gives_infeasible_split():
@@ -133,12 +105,6 @@ def test_plain_mincut_overcounts_fanout_110_vs_80():
 
 
 # ---------------------------------------------------------------- seed 002
-def fig_2_6():
-    # v1 -> p -> x -> w, v1 -> w; t_e = (1,1,100,1), t_c = 0.5, d/B = (1000,1,1,1), tau = 2000
-    L = [("v1", 1, 0.5, 1000), ("p", 1, 0.5, 1), ("x", 100, 0.5, 1), ("w", 1, 0.5, 1)]
-    return inference(L, [("v1", "p"), ("p", "x"), ("x", "w"), ("v1", "w")], tau=2000)
-
-
 def test_qdmp_2_6_missing_closure_arcs():
     inst = fig_2_6()
     r = qdmp.solve_detailed(inst, "paper")
@@ -152,13 +118,6 @@ def test_qdmp_2_6_missing_closure_arcs():
     for dev in (qdmp.solve(inst), mincut.solve(inst)):
         assert dev == ["p", "v1", "w", "x"]
         assert evaluate(inst, dev)[0] == pytest.approx(103.0)
-
-
-def fig_3_1():
-    L = [("v1", 1, 0.5, 1000), ("p", 1, 0.5, 1), ("x", 100, 0.5, 1), ("w", 1, 0.5, 1000), ("p2", 1, 0.5, 1),
-         ("x2", 100, 0.5, 1), ("w2", 1, 0.5, 1)]
-    E = [("v1", "p"), ("p", "x"), ("x", "w"), ("v1", "w"), ("w", "p2"), ("p2", "x2"), ("x2", "w2"), ("w", "w2")]
-    return inference(L, E, tau=2000)
 
 
 def test_qdmp_theorem2_counterexample_3_1():

@@ -10,8 +10,8 @@ from splitopt.errors import InfeasibleSolution, InstanceError  # noqa: E402
 from splitopt.instances.graph import DNNGraph, Edge, Layer  # noqa: E402
 from splitopt.instances.split import SplitInstance  # noqa: E402
 from splitopt.models.split import evaluate  # noqa: E402
+from splitopt.solvers.flow import CutProblem, min_cut
 from splitopt.solvers.split import bruteforce, dads, mincut  # noqa: E402
-from splitopt.solvers.split.mincut import CutProblem, min_cut  # noqa: E402
 
 SEEDS = range(360)
 
@@ -73,7 +73,7 @@ def test_tie_break_smallest_device_set():
 def test_dads_networkx_float_baseline_runs_and_is_evaluated():
     # on a clean integer instance networkx finds the optimum; on random float instances it is
     # only evaluated (it may return an infeasible partition, digest 002 §7.1 item 9)
-    from test_split_paper_variants import check_a
+    from cases.split import check_a
 
     inst = check_a()
     assert evaluate(inst, dads.solve(inst))[0] == pytest.approx(100.0)
@@ -144,8 +144,10 @@ def test_scipy_paths_equal_bruteforce(monkeypatch, max_free):
     """The random instances are small enough for the exact integer path; force the scipy paths
     (one scaled max-flow + exact check of the free vertices, or repeated refinement rounds) and
     check them against enumeration too."""
-    monkeypatch.setattr(mincut, "SMALL_VERTICES", 0)
-    monkeypatch.setattr(mincut, "MAX_FREE", max_free)
+    from splitopt.solvers import flow
+
+    monkeypatch.setattr(flow, "SMALL_VERTICES", 0)
+    monkeypatch.setattr(flow, "MAX_FREE", max_free)
     for s in SEEDS[:150]:
         inst = random_instance(s)
         best, _names, _ = bruteforce.solve_detailed(inst)

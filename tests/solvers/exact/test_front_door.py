@@ -440,8 +440,8 @@ def test_unknown_solver_names_the_packages():
 @pytest.mark.parametrize("solver,package", [("highs", "highspy"), ("scip", "pyscipopt"),
                                             ("cbc", "pulp")])
 def test_missing_solver_names_its_package(monkeypatch, solver, package):
-    real = exact._has_module
-    monkeypatch.setattr(exact, "_has_module", lambda name: False if name == package else real(name))
+    real = exact.base.has_module
+    monkeypatch.setattr(exact.base, "has_module", lambda name: False if name == package else real(name))
     assert exact.available_solvers()[solver] is False
     with pytest.raises(SolverUnavailable, match=f"pip install {package}"):
         solve(lp_max(), solver)
