@@ -159,10 +159,5 @@ def save(obj: Any, path: str | os.PathLike, indent: int | None = 1) -> Path:
     return write_text_atomic(path, dumps(obj, indent=indent) + "\n")
 
 
-def finite_or_none(x: float) -> float | None:
-    """JSON has no infinity: store ``inf`` as ``null``."""
-    return None if (isinstance(x, float) and math.isinf(x)) else x
-
-
 __all__ = ["FORMAT_VERSION", "envelope", "from_envelope", "dumps", "loads", "load", "save", "write_text_atomic",
            "read_text_file"]

@@ -123,43 +123,82 @@ def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = Tr
     """
     import pyomo.environ as pyo
 
-    c = instance.costs
-    g = instance.graph
-    n = len(g)
     m = pyo.ConcreteModel(name=f"split[{instance.name}]")
-    m.L = pyo.RangeSet(0, n - 1)
-    tensors = [t for t in c.tensors if t[2] > 0.0]
+    tensors = [t for t in instance.costs.tensors if t[2] > 0.0]
+    define_variables(m, instance, tensors)
+    define_upload_rows(m, tensors)
+    define_closure_rows(m, instance, active=closure)
+    define_input_rows(m, instance)
+    if pins:
+        define_pins(m, instance)
+    define_objective(m, instance, tensors)
+    m._split_layer_names = instance.graph.names
+    return m
+
+
+def define_variables(m, instance: SplitInstance, tensors) -> None:
+    """``x[v]`` (layer ``v`` on the server), ``y[k]`` (tensor ``k`` uploaded), ``y_in`` (raw input
+    uploaded; only when the input costs something)."""
+    import pyomo.environ as pyo
+
+    m.L = pyo.RangeSet(0, len(instance.graph) - 1)
     m.T = pyo.RangeSet(0, len(tensors) - 1) if tensors else pyo.Set(initialize=[])
     m.x = pyo.Var(m.L, domain=pyo.Binary)
     m.y = pyo.Var(m.T, domain=pyo.Binary)
-    use_input = c.input_weight > 0.0
-    if use_input:
+    if instance.costs.input_weight > 0.0:
         m.y_in = pyo.Var(domain=pyo.Binary)
+
+
+def define_upload_rows(m, tensors) -> None:
+    """``x[w] - x[p] - y[k] <= 0`` for each consumer ``w`` of tensor ``k`` (producer ``p``)."""
+    import pyomo.environ as pyo
+
     m.upload = pyo.ConstraintList()
     for k, (p, cons, _w, _b) in enumerate(tensors):
         for w in cons:
             m.upload.add(m.x[w] - m.x[p] - m.y[k] <= 0)
+
+
+def define_closure_rows(m, instance: SplitInstance, active: bool = True) -> None:
+    """``x[u] - x[w] <= 0`` for each graph edge ``u -> w``: no server -> device flow (digest 000
+    E4, digest 002 §2.6). ``active=False`` leaves the list empty (the paper-literal graph)."""
+    import pyomo.environ as pyo
+
     m.closure = pyo.ConstraintList()
-    if closure:
-        for u, v in g.edge_pairs:
-            m.closure.add(m.x[u] - m.x[v] <= 0)
+    if active:
+        for u, w in instance.graph.edge_pairs:
+            m.closure.add(m.x[u] - m.x[w] <= 0)
+
+
+def define_input_rows(m, instance: SplitInstance) -> None:
+    """``x[v] - y_in <= 0`` for each input layer (the raw input is uploaded once, digest 002 §2.5)."""
+    import pyomo.environ as pyo
+
     m.input_row = pyo.ConstraintList()
-    if use_input:
-        for v in c.input_layers:
+    if hasattr(m, "y_in"):
+        for v in instance.costs.input_layers:
             m.input_row.add(m.x[v] - m.y_in <= 0)
-    if pins:
-        for v in np.flatnonzero(c.force_dev):
-            m.x[int(v)].fix(0)
-        for v in np.flatnonzero(c.force_srv):
-            m.x[int(v)].fix(1)
-    const = math.fsum(c.dev)
-    expr = const + sum(float(c.srv[v] - c.dev[v]) * m.x[v] for v in range(n))
+
+
+def define_pins(m, instance: SplitInstance) -> None:
+    """Pinned layers fix ``x`` (device pins, and input layers under ``input_policy="pin"``)."""
+    c = instance.costs
+    for v in np.flatnonzero(c.force_dev):
+        m.x[int(v)].fix(0)
+    for v in np.flatnonzero(c.force_srv):
+        m.x[int(v)].fix(1)
+
+
+def define_objective(m, instance: SplitInstance, tensors) -> None:
+    """``sum_v dev_v + (srv_v - dev_v) x_v + sum_t w_t y_t + w_in y_in`` (minimise)."""
+    import pyomo.environ as pyo
+
+    c = instance.costs
+    expr = math.fsum(c.dev) + sum(float(c.srv[v] - c.dev[v]) * m.x[v] for v in m.L)
     expr = expr + sum(float(t[2]) * m.y[k] for k, t in enumerate(tensors))
-    if use_input:
+    if hasattr(m, "y_in"):
         expr = expr + float(c.input_weight) * m.y_in
     m.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
-    m._split_layer_names = g.names
-    return m
 
 
 def assignment_from_model(instance: SplitInstance, model) -> list[str]:
@@ -170,5 +209,6 @@ def assignment_from_model(instance: SplitInstance, model) -> list[str]:
     return sorted(names[v] for v in range(len(names)) if pyo.value(model.x[v]) < 0.5)
 
 
-__all__ = ["evaluate", "relaxed_cost", "check_feasible", "breakdown_of_mask", "build_milp",
+__all__ = ["evaluate", "relaxed_cost", "check_feasible", "breakdown_of_mask", "build_milp", "define_variables",
+           "define_upload_rows", "define_closure_rows", "define_input_rows", "define_pins", "define_objective",
            "assignment_from_model", "BREAKDOWN_KEYS"]

@@ -22,7 +22,7 @@ Dinic's max-flow (:func:`exact_max_flow`) in arbitrary-precision integers gives 
 flow ``F``. By max-flow/min-cut the source side of the final residual graph is the smallest minimum
 cut, and its cost is exactly ``(sum m + F) / 2^K``: the returned value and lower bound are this
 number rounded once, i.e. the same double as the evaluator's correctly rounded ``fsum`` (gap 0). This is used for QDMP segments, abstracted block-wise graphs and the
-block-rule cuts, where one scipy call (~0.15 ms of fixed overhead) would dominate.
+block-rule cuts, where the fixed overhead of one scipy call would dominate.
 
 **B. Larger networks: one scaled 32-bit max-flow, then an exact threshold round.**
 ``scipy.sparse.csgraph.maximum_flow`` accepts only 32-bit integer capacities (scipy 1.17 docs:
@@ -371,7 +371,7 @@ class Structure:
 
     def csr(self, data, indices, indptr):
         """A ``csr_array`` from arrays that are valid by construction (sorted int32 indices, monotone
-        indptr), without the ~15 us of format checks of the constructor: a shallow copy of a checked
+        indptr), without the format checks of the constructor: a shallow copy of a checked
         template whose three public arrays are replaced."""
         g = copy.copy(self._template)
         g.data, g.indices, g.indptr = data, indices, indptr

@@ -22,8 +22,7 @@ skipped (one min-max DP); thresholds are processed in increasing order in numpy 
 ``F_m(inf) + lambda_m theta + const`` -- a lower bound for every larger threshold because
 ``F_m(theta) >= F_m(inf)`` and ``lambda_m >= 0`` -- reaches the incumbent. The largest threshold
 (all intervals allowed) is put into the first batch so the incumbent starts at the unconstrained
-min-sum optimum. For ResNet-152 (n = 53), k = 8, perf: about 2-5 ms (``benchmarks/grouping.py``),
-against the thesis's > 300 s exhaustive search.
+min-sum optimum (timings against the thesis's exhaustive search: ``benchmarks/grouping.py``).
 
 Returns group sizes; the objective is recomputed by the evaluator. The thesis's claim that the
 problem is NP-hard (Def. 4.1, §4.1) is wrong for this chain model (digest §5.1 #1).
