@@ -254,7 +254,7 @@ def cmd_solve(args) -> int:
 
 SUMMARY_COLUMNS = {"family": "family", "algorithm": "algorithm", "instances": "inst", "agreements": "agree",
                    "disagreements": "disagree", "infeasible": "infeas", "not_applicable": "n/a", "errors": "errors",
-                   "timeouts": "timeouts", "worst_gap": "worst gap", "median_seconds": "median s",
+                   "timeouts": "timeouts", "numerical": "numerical", "worst_gap": "worst gap", "median_seconds": "median s",
                    "median_speedup": "speed-up"}
 
 

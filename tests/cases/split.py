@@ -175,3 +175,22 @@ def fig_3_1():
          ("x2", 100, 0.5, 1), ("w2", 1, 0.5, 1)]
     E = [("v1", "p"), ("p", "x"), ("x", "w"), ("v1", "w"), ("w", "p2"), ("p2", "x2"), ("x2", "w2"), ("w", "w2")]
     return inference(L, E, tau=2000)
+
+
+# ---------------------------------------------------------------- numerical range (issue: honest exact statuses)
+def wide_range_instance(seed: int, n: int | None = None) -> SplitInstance:
+    """Every cost, size and rate log-uniform over 1e-9..1e9 (18 orders of magnitude) on a random DAG
+    of 3..20 layers: the range on which HiGHS once called wrong splits optimal."""
+    rng = np.random.default_rng([seed, 13])
+    kind = KINDS[seed % len(KINDS)]
+    n = n or int(rng.integers(3, 21))
+    edges = random_edges(kind, n, rng)
+    layers = [Layer(f"L{v}", out_bytes=float(_logu(rng, -9, 9)), param_bytes=float(_logu(rng, -9, 9)),
+                    extra_out_bytes=(float(_logu(rng, -9, 9)),) if kind == "multiport" else ())
+              for v in range(n)]
+    names = [l.name for l in layers]
+    g = DNNGraph(layers, [Edge(names[a], names[b], p) for a, b, p in edges], name=f"wide-{kind}-{seed}")
+    mode = "training" if rng.random() < 0.6 else "inference"
+    return SplitInstance(g, _logu(rng, -9, 9, n), _logu(rng, -9, 9, n), float(_logu(rng, -9, 9)),
+                         float(_logu(rng, -9, 9)), mode, int(rng.choice([1, 10, 100])),
+                         input_bytes=float(_logu(rng, -9, 9)), input_policy=str(rng.choice(["pin", "upload"])))

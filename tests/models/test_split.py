@@ -165,6 +165,7 @@ def test_milp_model_structure():
     # objective at the all-device point equals the evaluator
     for v in range(4):
         m.x[v].set_value(0)
+        m.d[v].set_value(1)
     for k in m.y:
         m.y[k].set_value(0)
     assert pyo.value(m.obj) == pytest.approx(msplit.evaluate(inst, ["in", "a", "b", "out"])[0])

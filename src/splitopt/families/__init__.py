@@ -30,6 +30,7 @@ shown to users is always recomputed by the family's evaluator in :func:`solve`.
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -210,6 +211,41 @@ class Family:
         return a
 
 
+#: status of an exact answer whose evaluator objective and bound do not agree (see honest_status)
+NUMERICAL = "numerical"
+
+
+def cost_scale(objective: float | None, breakdown: Mapping | None = None) -> float:
+    """Magnitude of an objective's cost terms: ``max(1, |objective|, sum |numeric breakdown terms|)``,
+    so that an objective formed from large terms is compared at their round-off level."""
+    s = abs(objective) if objective is not None and math.isfinite(objective) else 0.0
+    terms = sum(abs(v) for v in (breakdown or {}).values()
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
+    return max(1.0, s, terms)
+
+
+def honest_status(status: str, objective: float | None, bound: float | None, *, sense: str = "min",
+                  scale: float = 1.0, gap: float | None = None, rel: float = 1e-9, abs_tol: float = 1e-9) -> str:
+    """``"optimal"`` only when the bound and the **evaluator's** objective agree.
+
+    An answer a solver calls optimal is kept optimal iff its bound is finite and on the right side
+    of the objective (``bound <= objective`` when minimising, within ``rel * max(|objective|,
+    |bound|) + abs_tol * scale``) and not further from it than the stated relative ``gap``. Anything
+    else (a bound above the objective, an infinite or absurd bound, a gap wider than claimed) is
+    :data:`NUMERICAL`: the solver's claim did not survive the check. Other statuses pass unchanged.
+    """
+    if status != "optimal" or bound is None or objective is None:
+        return status
+    if not (math.isfinite(bound) and math.isfinite(objective)):
+        return NUMERICAL
+    mag = max(abs(objective), abs(bound))
+    tol = rel * mag + abs_tol * scale
+    diff = objective - bound if sense == "min" else bound - objective
+    if diff < -tol or diff > (gap or 0.0) * mag + tol:
+        return NUMERICAL
+    return status
+
+
 _REGISTRY: dict[str, Family] = {}
 
 
@@ -257,11 +293,13 @@ def solve(instance: Any, algorithm: str | None = None, **options) -> Solution:
     seconds = time.perf_counter() - t0
     res = out if isinstance(out, AlgoResult) else AlgoResult(out, status="ok")
     obj, breakdown = fam.evaluate(instance, res.assignment)
+    status = honest_status(res.status, obj, res.bound, sense=fam.sense, scale=cost_scale(obj, breakdown),
+                           gap=options.get("mip_gap"))
     return Solution(family=fam.name, algorithm=algo.name, assignment=res.assignment, objective=obj,
-                    breakdown=breakdown, seconds=seconds, status=res.status, bound=res.bound,
+                    breakdown=breakdown, seconds=seconds, status=status, bound=res.bound,
                     info=dict(res.info))
 
 
 __all__ = ["Family", "Algorithm", "AlgoResult", "Option", "Arg", "arg", "SetRecipes", "KINDS", "TIME_LIMIT",
-           "SOLVER", "MIP_GAP", "NODE_LIMIT", "SOLVER_OPTIONS", "register", "get_family", "family_names",
+           "SOLVER", "MIP_GAP", "NODE_LIMIT", "SOLVER_OPTIONS", "NUMERICAL", "honest_status", "cost_scale", "register", "get_family", "family_names",
            "family_of", "evaluate", "solve", "BUILTIN"]

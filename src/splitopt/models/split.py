@@ -109,23 +109,26 @@ def relaxed_cost(instance: SplitInstance, assignment) -> float:
 def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = True):
     """Digest 002 §8.2 per-tensor MILP, generalised to training costs (digest 000 §2.4).
 
-    Variables: ``x[v]`` = 1 iff layer ``v`` runs on the server; ``y[t]`` = 1 iff tensor ``t`` is sent
-    (``t`` indexes :attr:`DNNGraph.tensors`); ``y_in`` = 1 iff the raw input is uploaded. Rows:
+    Variables: ``x[v]`` = 1 iff layer ``v`` runs on the server, ``d[v] = 1 - x[v]`` (row ``side``);
+    ``y[t]`` = 1 iff tensor ``t`` is sent (``t`` indexes :attr:`DNNGraph.tensors`); ``y_in`` = 1 iff
+    the raw input is uploaded. Rows:
     ``upload[t,w]``: ``x[w] - x[p] - y[t] <= 0`` for each consumer ``w`` of ``t`` (p its producer);
     ``closure[u,w]``: ``x[u] - x[w] <= 0`` for each graph edge (no server -> device flow; dropped
     with ``closure=False``, the paper-literal graph of digest 002 §8.2); ``input_row[v]``:
     ``x[v] - y_in <= 0`` for each input layer; pins fix ``x``. Objective ``obj`` (minimise)::
 
-        sum_v dev_v + (srv_v - dev_v) x_v + sum_t w_t y_t + w_in y_in
+        sum_v dev_v d_v + srv_v x_v + sum_t w_t y_t + w_in y_in
 
-    which equals :func:`evaluate` at every feasible integral point with optimal ``y``. The matrix is
-    totally unimodular (digest 002 §8.3, Ghouila-Houri), so the LP relaxation is integral.
+    (every coefficient an input number, unrounded), which equals :func:`evaluate` at every feasible integral point with optimal ``y``. The matrix is
+    totally unimodular (digest 002 §8.3, Ghouila-Houri; the ``side`` rows only substitute ``d``), so
+    the LP relaxation is integral.
     """
     import pyomo.environ as pyo
 
     m = pyo.ConcreteModel(name=f"split[{instance.name}]")
     tensors = [t for t in instance.costs.tensors if t[2] > 0.0]
     define_variables(m, instance, tensors)
+    define_side_rows(m)
     define_upload_rows(m, tensors)
     define_closure_rows(m, instance, active=closure)
     define_input_rows(m, instance)
@@ -144,9 +147,19 @@ def define_variables(m, instance: SplitInstance, tensors) -> None:
     m.L = pyo.RangeSet(0, len(instance.graph) - 1)
     m.T = pyo.RangeSet(0, len(tensors) - 1) if tensors else pyo.Set(initialize=[])
     m.x = pyo.Var(m.L, domain=pyo.Binary)
+    m.d = pyo.Var(m.L, bounds=(0, 1))  # 1 - x: device side, so that every cost enters as given
     m.y = pyo.Var(m.T, domain=pyo.Binary)
     if instance.costs.input_weight > 0.0:
         m.y_in = pyo.Var(domain=pyo.Binary)
+
+
+def define_side_rows(m) -> None:
+    """``x[v] + d[v] = 1``: ``d`` is the device indicator, so the objective carries ``dev_v`` and
+    ``srv_v`` exactly as given (no rounded ``srv_v - dev_v`` coefficient): an exact dual certificate
+    of the model is then exact for the evaluator too."""
+    import pyomo.environ as pyo
+
+    m.side = pyo.Constraint(m.L, rule=lambda m, v: m.x[v] + m.d[v] == 1)
 
 
 def define_upload_rows(m, tensors) -> None:
@@ -190,11 +203,11 @@ def define_pins(m, instance: SplitInstance) -> None:
 
 
 def define_objective(m, instance: SplitInstance, tensors) -> None:
-    """``sum_v dev_v + (srv_v - dev_v) x_v + sum_t w_t y_t + w_in y_in`` (minimise)."""
+    """``sum_v dev_v d_v + srv_v x_v + sum_t w_t y_t + w_in y_in`` (minimise)."""
     import pyomo.environ as pyo
 
     c = instance.costs
-    expr = math.fsum(c.dev) + sum(float(c.srv[v] - c.dev[v]) * m.x[v] for v in m.L)
+    expr = sum(float(c.dev[v]) * m.d[v] + float(c.srv[v]) * m.x[v] for v in m.L)
     expr = expr + sum(float(t[2]) * m.y[k] for k, t in enumerate(tensors))
     if hasattr(m, "y_in"):
         expr = expr + float(c.input_weight) * m.y_in
@@ -210,5 +223,5 @@ def assignment_from_model(instance: SplitInstance, model) -> list[str]:
 
 
 __all__ = ["evaluate", "relaxed_cost", "check_feasible", "breakdown_of_mask", "build_milp", "define_variables",
-           "define_upload_rows", "define_closure_rows", "define_input_rows", "define_pins", "define_objective",
+           "define_side_rows", "define_upload_rows", "define_closure_rows", "define_input_rows", "define_pins", "define_objective",
            "assignment_from_model", "BREAKDOWN_KEYS"]

@@ -43,7 +43,6 @@ module is initialising, then raised.
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import signal
 import socket
@@ -57,7 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from splitopt.errors import InstanceError, SolverFailed
-from splitopt.families import AlgoResult, Family, family_of
+from splitopt.families import NUMERICAL, AlgoResult, Family, cost_scale, family_of, honest_status
 from splitopt.instances.sets import Member, canonical_json, instance_hash
 
 REL_TOL = 1e-9
@@ -162,12 +161,7 @@ def compare(objective: float, reference: float, sense: str = "min", scale: float
 
 
 def _scale(objective: float | None, breakdown: Mapping | None) -> float:
-    s = abs(objective) if objective is not None else 0.0
-    terms = 0.0
-    for v in (breakdown or {}).values():
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-            terms += abs(v)
-    return max(1.0, s, terms)
+    return cost_scale(objective, breakdown)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -244,6 +238,7 @@ def run_algorithm(fam: Family, instance: Any, name: str, solver: str = "highs",
         return Run(name, "infeasible", assignment=res.assignment, bound=bound, seconds=seconds,
                    error="evaluator rejected the assignment: " + _short(exc),
                    traceback=traceback.format_exc(limit=-6))
+    status = honest_status(status, obj, bound, sense=fam.sense, scale=cost_scale(obj, breakdown))
     return Run(name, status, obj, res.assignment, dict(breakdown or {}), bound, seconds)
 
 
@@ -383,7 +378,8 @@ def validate_instance(instance: Any, algorithms: Iterable[str] | None = None, so
         if run.failed:
             row.update(outcome=run.status if run.status in FAILURE_OUTCOMES else "error", agree=None, gap=None)
         elif name == fam.reference_algorithm:
-            row.update(outcome="reference", agree=1, gap=0.0)
+            # a reference whose objective and bound disagree is recorded as such, never as "reference"
+            row.update(outcome=NUMERICAL if run.status == NUMERICAL else "reference", agree=1, gap=0.0)
         elif exact_obj is None:
             row.update(outcome="no_reference", agree=None, gap=None)
         else:

@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 SUMMARY_COLUMNS = ["family", "algorithm", "kind", "exact", "paper", "reference", "instances", "agreements", "disagreements",
-                   "better", "infeasible", "unexpected", "not_applicable", "errors", "timeouts", "no_reference", "worst_gap", "median_seconds",
+                   "better", "infeasible", "unexpected", "not_applicable", "errors", "timeouts", "no_reference", "numerical", "worst_gap", "median_seconds",
                    "median_speedup", "median_lp_gap"]
 
 
@@ -82,6 +82,7 @@ def summary_table(store_path: Any) -> pd.DataFrame:
             "errors": int((outcome == "error").sum()),
             "timeouts": int((outcome == "timeout").sum()),
             "no_reference": int((outcome == "no_reference").sum()),
+            "numerical": int((g["status"].astype(str) == "numerical").sum()),
             "worst_gap": float(gaps.max()) if len(gaps) else math.nan,
             "median_seconds": _median(g["seconds"]),
             "median_speedup": _median(g["speedup"]),

@@ -85,3 +85,46 @@ def test_highs_matrix_from_pyomo_keeps_the_column_order():
     assert r.objective == pytest.approx(best)
     lp = HighsMatrix.from_pyomo(m, relax=True).solve()
     assert lp.objective >= best - 1e-9 and not HighsMatrix.from_pyomo(m, relax=True).is_mip
+
+
+def test_large_models_run_on_a_big_stack_thread(monkeypatch):
+    """Every model above THREAD_ABOVE runs ``Highs.run`` on a separate big-stack thread and gives the
+    same answer (forced here on a small model; the real case is the slow test below)."""
+    import threading
+
+    from splitopt.solvers.exact import highs
+
+    seen = []
+    real = highs.HighsMatrix._run
+
+    def spy(self):
+        seen.append(self.num_col + int(self.lp.num_row_) > highs.THREAD_ABOVE)
+        real(self)
+        seen.append(threading.active_count())
+
+    monkeypatch.setattr(highs, "THREAD_ABOVE", 0)
+    monkeypatch.setattr(highs.HighsMatrix, "_run", spy)
+    m, best = knapsack_model()
+    assert exact.solve(m, "highs").objective == pytest.approx(best)
+    assert seen[0] is True
+
+
+@pytest.mark.slow
+def test_20000_layer_chain_milp_does_not_crash_the_process():
+    """Before the big-stack thread, HiGHS's MIP presolve overflowed the stack on this model and the
+    process died with SIGSEGV (exit 139). Run in a child so a regression cannot take pytest down."""
+    import subprocess
+    import sys
+
+    code = ("from splitopt.instances import generate as gen\n"
+            "from splitopt.instances.split import SplitInstance\n"
+            "from splitopt.families import solve\n"
+            "g = gen.generate('chain', 0, n=20000)\n"
+            "inst = SplitInstance.from_graph(g, up_bytes_per_s=1e6, down_bytes_per_s=1e6, mode='training', "
+            "iterations=1, device_flops=1e10, server_flops=1e12, timing='flops')\n"
+            "a, b = solve(inst, 'milp'), solve(inst, 'mincut')\n"
+            "print(a.status, a.objective, b.objective)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    status, a, b = p.stdout.split()
+    assert status == "optimal" and float(a) == pytest.approx(float(b), rel=1e-9)

@@ -15,11 +15,17 @@ costs 6.4e-8 s next to 3 s for a feature map), and unscaled HiGHS paid a needles
 and reported it as proven optimal. The cost vector is therefore scaled by a power of two
 (:func:`objective_scale`; exact, no rounding) and HiGHS's MIP gaps are closed: its default relative
 gap is 1e-4 and its absolute gap 1e-6, far too loose for a reference solve.
+
+Crashes. HiGHS's MIP presolve recurses deeply on long chains: the split MILP of a 20,000-layer
+chain (40,000 columns) overflowed the 8 MiB main-thread stack and killed the process with SIGSEGV
+after about 22 s. Large models (:data:`THREAD_ABOVE` columns plus rows) are therefore solved in a
+thread with a 1 GiB stack (virtual: only the pages used are committed); the same model then solves.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -30,6 +36,9 @@ from splitopt.solvers.exact import base
 
 DEFAULT_REL_GAP = 1e-9
 DEFAULT_ABS_GAP = 1e-12
+#: models with more columns plus rows than this run in a thread with a :data:`BIG_STACK` stack
+THREAD_ABOVE = 20_000
+BIG_STACK = 1 << 30
 
 
 def objective_scale(c) -> float:
@@ -57,6 +66,7 @@ class MatrixResult:
     bound: float | None
     x: np.ndarray | None
     message: str = ""
+    y: np.ndarray | None = None  # row duals of an LP (HiGHS sign convention, model units)
 
 
 class HighsMatrix:
@@ -172,7 +182,7 @@ class HighsMatrix:
     def solve(self) -> MatrixResult:
         h, hs = self.highs, self._hs
         S = hs.HighsModelStatus
-        h.run()
+        self._run()
         ms = h.getModelStatus()
         term = h.modelStatusToString(ms)
         if ms == S.kUnboundedOrInfeasible:
@@ -196,13 +206,40 @@ class HighsMatrix:
         elif has_sol:
             x = np.asarray(h.getSolution().col_value, dtype=float)
             objective = float(info.objective_function_value) / self.scale
+        y = None
         if self.is_mip:
             bound = base.finite(info.mip_dual_bound)
             if bound is not None:
                 bound /= self.scale
         elif status == "optimal":
             bound = objective
-        return MatrixResult(status, term, objective, bound, x)
+            if info.dual_solution_status == 2:  # kSolutionStatusFeasible
+                y = np.asarray(h.getSolution().row_dual, dtype=float) / self.scale
+        return MatrixResult(status, term, objective, bound, x, y=y)
+
+    def _run(self) -> None:
+        """``Highs.run()``, on a big-stack thread for large models (see the module docstring)."""
+        if self.num_col + int(self.lp.num_row_) <= THREAD_ABOVE:
+            self.highs.run()
+            return
+        errors: list[BaseException] = []
+
+        def target():
+            try:
+                self.highs.run()
+            except BaseException as exc:  # pragma: no cover - re-raised below
+                errors.append(exc)
+
+        old = threading.stack_size()
+        threading.stack_size(BIG_STACK)
+        try:
+            t = threading.Thread(target=target, name="highs-big-stack", daemon=True)
+            t.start()
+        finally:
+            threading.stack_size(old)
+        t.join()
+        if errors:  # pragma: no cover
+            raise errors[0]
 
     def _disambiguate(self) -> str:
         """Same constraints, zero objective: feasible => unbounded, infeasible => infeasible."""
@@ -222,6 +259,58 @@ class HighsMatrix:
         if ms2 == hs.HighsModelStatus.kInfeasible:
             return "infeasible"
         return "infeasible_or_unbounded"
+
+
+def lagrangian_bound(hm: HighsMatrix, y) -> float:
+    """A lower bound (upper bound when maximising) on every feasible point of ``hm`` **and of its
+    integer restriction**, from any row multipliers ``y``, computed in exact rational arithmetic and
+    rounded outwards once: weak duality needs no trust in the solver.
+
+    For ``min c x`` s.t. ``L <= A x <= U``, ``l <= x <= u`` and any ``y``: with ``y_i`` zeroed where
+    its sign would need an infinite row bound, ``c x = (c - A^T y) x + y^T A x >= sum_j min(d_j l_j,
+    d_j u_j) + sum_i (y_i L_i if y_i >= 0 else y_i U_i)``, ``d = c - A^T y``. Returns ``-inf`` when a
+    reduced cost points at an infinite column bound. ``y`` are duals in the model's units (as
+    :meth:`HighsMatrix.solve` returns them).
+    """
+    from fractions import Fraction
+
+    lp = hm.lp
+    sign = -1 if lp.sense_ == hm._hs.ObjSense.kMaximize else 1
+    inf = hm._hs.kHighsInf
+    n = hm.num_col
+    c = [Fraction(sign * float(v) / hm.scale) for v in lp.col_cost_]  # / a power of two: exact
+    yy = np.asarray(y, dtype=float) * sign
+    rl, ru = np.asarray(lp.row_lower_), np.asarray(lp.row_upper_)
+    total = Fraction(sign * float(lp.offset_) / hm.scale)
+    ys = []
+    for i, yi in enumerate(yy):
+        if yi > 0 and rl[i] > -inf:
+            total += Fraction(float(yi)) * Fraction(float(rl[i]))
+        elif yi < 0 and ru[i] < inf:
+            total += Fraction(float(yi)) * Fraction(float(ru[i]))
+        else:
+            yi = 0.0
+        ys.append(Fraction(float(yi)))
+    start, index, value = lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_
+    cl, cu = np.asarray(lp.col_lower_), np.asarray(lp.col_upper_)
+    for j in range(n):
+        d = c[j]
+        for k in range(start[j], start[j + 1]):
+            yi = ys[index[k]]
+            if yi:
+                d -= yi * Fraction(float(value[k]))
+        if d > 0:
+            if cl[j] <= -inf:
+                return -math.inf * sign
+            total += d * Fraction(float(cl[j]))
+        elif d < 0:
+            if cu[j] >= inf:
+                return -math.inf * sign
+            total += d * Fraction(float(cu[j]))
+    b = float(total)
+    if Fraction(b) > total:  # round towards -inf so the bound stays valid
+        b = math.nextafter(b, -math.inf)
+    return sign * b
 
 
 class InfeasibleModel(Exception):
@@ -262,4 +351,4 @@ class HighsBackend(base.Backend):
         return out
 
 
-__all__ = ["HighsMatrix", "MatrixResult", "HighsBackend", "objective_scale", "InfeasibleModel"]
+__all__ = ["HighsMatrix", "MatrixResult", "HighsBackend", "objective_scale", "InfeasibleModel", "lagrangian_bound"]
