@@ -11,7 +11,7 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[test]"
 	touch $@
 
-.PHONY: setup run test test-slow bench
+.PHONY: setup run test test-slow bench notebooks
 setup: $(BIN)/.installed
 
 run: $(BIN)/.installed
@@ -25,7 +25,15 @@ test: $(BIN)/.installed
 test-slow: $(BIN)/.installed
 	MPLBACKEND=Agg $(BIN)/python -m pytest -q -p no:cacheprovider -m "slow or not slow"
 
+# every benchmark writes benchmarks/results/NAME.md with the machine and the date; the README quotes them
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/split.py
-	$(BIN)/python benchmarks/grouping.py
-	$(BIN)/python benchmarks/runner.py
+	$(BIN)/python benchmarks/record.py grouping benchmarks/grouping.py
+	$(BIN)/python benchmarks/record.py runner benchmarks/runner.py
+	$(BIN)/python benchmarks/record.py graph_io benchmarks/graph_io.py
+
+# executes every notebook in place (installs the notebooks extra: jupyterlab, nbconvert);
+# open them with `.venv/bin/jupyter lab notebooks/`
+notebooks: $(BIN)/.installed
+	$(BIN)/python -m pip install -q -e ".[notebooks]"
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace notebooks/*.ipynb

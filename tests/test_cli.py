@@ -408,3 +408,55 @@ def test_report_on_foreign_sqlite_file_exits_2_and_leaves_it_unchanged(tmp_path,
     code, _, err = run(capsys, "report", str(db))
     assert code == 2 and "not a splitopt results store" in err
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+def test_validate_exits_1_when_an_exact_algorithm_fails(tmp_path, capsys, monkeypatch):
+    """Paper variants disagree without changing the exit status; an algorithm that claims exactness
+    and disagrees with a proven optimum makes ``validate`` exit 1, and the last line counts the
+    table's 'failed' column."""
+    from cases import knapsack
+    from splitopt.families import Algorithm
+    from splitopt.instances import io as sio
+
+    monkeypatch.setitem(knapsack.FAMILY.algorithms, "wrong_exact",
+                        Algorithm("wrong_exact", knapsack.greedy_paper, "exact"))
+    d = tmp_path / "set"
+    sio.save(knapsack.CLASSIC, d / "classic.json")  # optimum 220, ratio greedy 160 (hand computed)
+    code = main(["validate", str(d), "--algorithms", "dp,greedy_paper", "--store", str(tmp_path / "a.sqlite"),
+                 "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.rstrip().endswith(": 0")
+    code = main(["validate", str(d), "--algorithms", "wrong_exact", "--store", str(tmp_path / "b.sqlite"), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 1 and out.rstrip().endswith(": 1")
+    row = next(line.split() for line in out.splitlines() if "wrong_exact" in line)
+    assert row[2] == "exact" and "1" in row[3:]
+
+
+def test_report_exports_and_self_contained_html(tmp_path, capsys):
+    """`report --csv/--parquet/--html`: every row exported, figures embedded in the HTML, the table
+    formatted as in the terminal, files written with the user's umask (not 0600)."""
+    import os
+    import stat
+
+    import pandas as pd
+
+    import cases.toy  # noqa: F401  (registers the toy family)
+
+    store = tmp_path / "r.sqlite"
+    assert main(["validate", "toybisect-random:3", "--store", str(store), "--quiet"]) in (0, 1)
+    capsys.readouterr()
+    old = os.umask(0o022)
+    try:
+        code = main(["report", str(store), "--csv", str(tmp_path / "r.csv"), "--parquet", str(tmp_path / "r.pq"),
+                     "--html", str(tmp_path / "r.html")])
+    finally:
+        os.umask(old)
+    assert code == 0
+    n = len(pd.read_csv(tmp_path / "r.csv"))
+    assert n == 3 * 5 and len(pd.read_parquet(tmp_path / "r.pq")) == n  # 3 instances x 5 algorithms
+    html = (tmp_path / "r.html").read_text()
+    assert html.count("data:image/png;base64,") == 3 and not (tmp_path / "r_figures").exists()
+    assert "x</td>" in html and "%</td>" in html  # speed-ups and gaps formatted as in the terminal
+    for f in ("r.csv", "r.html"):
+        assert stat.S_IMODE((tmp_path / f).stat().st_mode) == 0o644

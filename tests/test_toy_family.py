@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cases import toy
+from cases import toy  # noqa: F401  (registers the toy family)
 from splitopt.cli import main
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -27,13 +28,9 @@ def _fmt_num(x: float) -> str:
 
 
 def _fmt_s(x: float) -> str:
-    if x == 0:
-        return "0 s"
-    if abs(x) >= 1:
-        return f"{x:.4f} s"
-    if abs(x) >= 1e-3:
-        return f"{x * 1e3:.4f} ms"
-    return f"{x * 1e6:.3f} us"
+    from splitopt.validation.report import fmt_seconds
+
+    return fmt_seconds(x)
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -137,15 +134,34 @@ def describe_object(obj) -> dict:
 
     if isinstance(obj, DNNGraph):
         t = obj.totals()
-        return {"kind": "graph", "name": obj.name, "chain": obj.is_chain(),
-                "inputs": len(obj.inputs), "outputs": len(obj.outputs),
-                "articulation_layers": len(obj.articulation_layers), **t}
+        d = {"kind": "graph", "name": obj.name, "chain": obj.is_chain(), "inputs": len(obj.inputs),
+             "outputs": len(obj.outputs), "articulation_layers": len(obj.articulation_layers), **t}
+        machines = sorted(set().union(*(set(lay.fwd_seconds) for lay in obj.layers)))
+        if machines:  # a measured profile: per-layer seconds per machine class, often no FLOP at all
+            for m in machines:
+                d[f"fwd_seconds_total[{m}]"] = math.fsum(lay.fwd_seconds.get(m, 0.0) for lay in obj.layers)
+                d[f"bwd_seconds_total[{m}]"] = math.fsum(lay.bwd_seconds.get(m, 0.0) for lay in obj.layers)
+            for key in ("fwd_flop", "bwd_flop", "macs"):
+                if d.get(key) == 0:
+                    d[key] = "n/a (measured profile: times per layer instead)"
+        return d
     if isinstance(obj, Platform):
         return {"kind": "platform", "name": obj.name, "nodes": len(obj.nodes), "links": len(obj.links)}
     from splitopt.families import family_of
 
     fam = family_of(obj)
     return {"kind": "instance", "family": fam.name, **fam.describe(obj)}
+
+
+def _fmt_value(v) -> str:
+    """Readable numbers for `inspect`: integers with separators, large values with an SI suffix."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, int) or (float(v).is_integer() and abs(v) < 1e6):
+        return f"{int(v):,}"
+    if abs(v) >= 1e6:
+        return f"{v:,.0f} ({_fmt_num(v)})"
+    return f"{v:.6g}"
 
 
 def cmd_inspect(args) -> int:
@@ -158,9 +174,7 @@ def cmd_inspect(args) -> int:
     else:
         w = max(len(k) for k in d)
         for k, v in d.items():
-            if isinstance(v, float):
-                v = f"{v:,.6g}"
-            print(f"{k.ljust(w)}  {v}")
+            print(f"{k.ljust(w)}  {_fmt_value(v)}")
     return 0
 
 
@@ -239,48 +253,39 @@ def cmd_solve(args) -> int:
         sol = solve(inst, algo, **opts)
     except InfeasibleSolution as exc:  # e.g. a paper variant as printed: say who produced the split
         raise InfeasibleSolution(f"algorithm {algo!r} returned an infeasible assignment: {exc}") from None
+    if args.repeat is not None and args.repeat < 0:
+        raise InstanceError("--repeat", f"must be >= 0, got {args.repeat}")
+    warm = [solve(inst, algo, **opts).seconds for _ in range(args.repeat or 0)]
+    timing = {"first_seconds": sol.seconds, "warm_seconds": warm}
+    if warm:
+        import statistics
+
+        timing.update(warm_min_seconds=min(warm), warm_median_seconds=statistics.median(warm))
     if args.json:
         out = sol.to_dict()
+        out["timing"] = timing
         print(json.dumps(out, indent=1, default=str))
         return 0
     if fam.render is not None:
         print(fam.render(inst, sol))
     else:
         print(f"{fam.name} / {sol.algorithm}: objective {sol.objective:.9g}")
+    if warm:
+        when = (f"first call {_fmt_s(sol.seconds)} (imports and caches); warm min {_fmt_s(min(warm))}, "
+                f"median {_fmt_s(timing['warm_median_seconds'])} over {len(warm)} runs")
+    else:
+        when = f"time {_fmt_s(sol.seconds)} (first call: includes imports and caches; --repeat R for warm timings)"
     print(f"algorithm {sol.algorithm}: status {sol.status}, objective {sol.objective:.9g}"
-          + (f", bound {sol.bound:.9g}" if sol.bound is not None else "") + f", time {_fmt_s(sol.seconds)}")
+          + (f", bound {sol.bound:.9g}" if sol.bound is not None else "") + f", {when}")
     return 0
-
-
-SUMMARY_COLUMNS = {"family": "family", "algorithm": "algorithm", "instances": "inst", "agreements": "agree",
-                   "disagreements": "disagree", "infeasible": "infeas", "not_applicable": "n/a", "errors": "errors",
-                   "timeouts": "timeouts", "numerical": "numerical", "worst_gap": "worst gap", "median_seconds": "median s",
-                   "median_speedup": "speed-up"}
 
 
 def summary_text(summary) -> str:
     """The summary table in a terminal-width form (kind, counts, worst gap, median time and speed-up)."""
-    import math
+    from splitopt.validation.report import display_rows
 
-    rows = []
-    for rec in summary.to_dict("records"):
-        kind = "reference" if rec.get("reference") else (rec.get("kind") or (
-            "exact" if rec.get("exact") else ("paper" if rec.get("paper") else "baseline")))
-        row = [str(rec.get("family", "")), str(rec.get("algorithm", "")), kind]
-        for col in list(SUMMARY_COLUMNS)[2:]:
-            v = rec.get(col)
-            if v is None or (isinstance(v, float) and math.isnan(v)):
-                row.append("-")
-            elif col == "worst_gap":
-                row.append(f"{100 * v:.3g}%")
-            elif col == "median_seconds":
-                row.append(_fmt_s(v))
-            elif col == "median_speedup":
-                row.append(f"{v:.3g}x")
-            else:
-                row.append(str(int(v)))
-        rows.append(row)
-    return _table(rows, ["family", "algorithm", "kind", *list(SUMMARY_COLUMNS.values())[2:]])
+    header, rows = display_rows(summary)
+    return _table(rows, header)
 
 
 def cmd_validate(args) -> int:
@@ -298,9 +303,10 @@ def cmd_validate(args) -> int:
     print(summary_text(summary))
     for note in summary.attrs.get("notes", []) or []:
         print(f"note: {note}")
-    unexpected = int(summary["unexpected"].sum()) if "unexpected" in summary else 0
-    print(f"results in {args.store}; exact algorithms disagreeing with the exact solver: {unexpected}")
-    return 0
+    failed = int(summary["failed"].sum()) if "failed" in summary else 0
+    print(f"results in {args.store}; exact algorithms failing (column 'failed': disagreements with a "
+          f"proven-optimal reference, errors, time-outs): {failed}")
+    return 1 if failed else 0
 
 
 def cmd_report(args) -> int:
@@ -315,6 +321,14 @@ def cmd_report(args) -> int:
     if args.html or args.markdown:
         path = write_report(args.store, html=args.html, markdown=args.markdown)
         print(f"wrote {path}")
+    if args.csv or args.parquet:
+        from splitopt.validation.store import ResultStore
+
+        with ResultStore(args.store) as st:
+            if args.csv:
+                print(f"wrote {st.to_csv(args.csv)} (every row of the store)")
+            if args.parquet:
+                print(f"wrote {st.to_parquet(args.parquet)} (every row of the store)")
     return 0
 
 
@@ -368,36 +382,36 @@ def build_parser() -> argparse.ArgumentParser:
     zs = z.add_subparsers(dest="zoo_cmd", required=True, metavar="SUBCOMMAND")
     zs.add_parser("list", help="list the zoo with totals")
     zshow = zs.add_parser("show", help="table of layers, then totals")
-    zshow.add_argument("name")
-    zshow.add_argument("--input-size", type=int, default=None)
-    zshow.add_argument("--batch", type=int, default=1)
+    zshow.add_argument("name", help="architecture name (see `splitopt zoo list`)")
+    zshow.add_argument("--input-size", type=int, default=None, help="input resolution (default: the model's own)")
+    zshow.add_argument("--batch", type=int, default=1, help="batch size for tensor sizes and FLOP (default 1)")
     zshow.add_argument("-o", "--output", help="save the graph as JSON instead of printing it")
     z.set_defaults(func=cmd_zoo)
 
     im = sub.add_parser("import", help="import a DNN graph from another tool's format")
     ims = im.add_subparsers(dest="import_kind", required=True, metavar="FORMAT")
     pd = ims.add_parser("pipedream", help="a PipeDream profile graph.txt")
-    pd.add_argument("path")
-    pd.add_argument("-o", "--output", required=True)
-    pd.add_argument("--name", default=None)
+    pd.add_argument("path", help="a PipeDream graph.txt profile (or its folder)")
+    pd.add_argument("-o", "--output", required=True, help="graph JSON file to write")
+    pd.add_argument("--name", default=None, help="graph name (default: from the file)")
     ox = ims.add_parser("onnx", help="an ONNX model (shapes by ONNX shape inference, FLOP per node)")
-    ox.add_argument("path")
-    ox.add_argument("-o", "--output", required=True)
-    ox.add_argument("--name", default=None)
+    ox.add_argument("path", help="an .onnx model file")
+    ox.add_argument("-o", "--output", required=True, help="graph JSON file to write")
+    ox.add_argument("--name", default=None, help="graph name (default: the model's graph name)")
     ox.add_argument("--batch", type=int, default=None, help="value of a symbolic batch dimension (default 1)")
     im.set_defaults(func=cmd_import)
 
     ge = sub.add_parser("generate", help="a seeded random DNN graph")
     ge.add_argument("kind", help="chain, layered, series_parallel, residual, inception, dense")
-    ge.add_argument("--seed", type=int, required=True)
+    ge.add_argument("--seed", type=int, required=True, help="random seed (same seed, same graph on every machine)")
     ge.add_argument("--n", type=int, default=None, help="size (layers or blocks, by kind)")
     ge.add_argument("--param", action="append", metavar="KEY=VALUE", help="extra generator parameter")
-    ge.add_argument("-o", "--output", required=True)
+    ge.add_argument("-o", "--output", required=True, help="graph JSON file to write")
     ge.set_defaults(func=cmd_generate)
 
     ins = sub.add_parser("inspect", help="what a file holds: family, sizes, totals")
-    ins.add_argument("file")
-    ins.add_argument("--json", action="store_true")
+    ins.add_argument("file", help="graph, platform or instance JSON file")
+    ins.add_argument("--json", action="store_true", help="machine-readable output")
     ins.set_defaults(func=cmd_inspect)
 
     fa = sub.add_parser("families", help="list families and their algorithms")
@@ -423,7 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     mk.set_defaults(func=cmd_make)
 
     so = sub.add_parser("solve", help="solve an instance file with an algorithm or an exact formulation")
-    so.add_argument("file")
+    so.add_argument("file", help="instance JSON file (from `splitopt make`)")
     so.add_argument("--algorithm", "-a", default=None, help="algorithm name (see `splitopt families`)")
     so.add_argument("--solver", default=None, help="exact solver of a formulation: highs (default), scip, cbc, ...")
     so.add_argument("--time-limit", type=float, default=None,
@@ -431,6 +445,8 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--option", action="append", metavar="NAME=VALUE",
                     help="any other option the algorithm declares (see `splitopt families`)")
     so.add_argument("--json", action="store_true", help="machine-readable output")
+    so.add_argument("--repeat", type=int, default=None, metavar="R",
+                    help="run R more times and report warm min/median time apart from the first (cold) call")
     owners: dict[str, str] = {}  # option dest -> the family that defines it
     for name in family_names():
         try:
@@ -444,11 +460,13 @@ def build_parser() -> argparse.ArgumentParser:
     so.set_defaults(func=cmd_solve, _family_options=owners)
 
     va = sub.add_parser("validate", help="run algorithms against the exact solver over an instance set")
-    va.add_argument("set", help="set name (quick, split-random, grouping-random, zoo, pipedream) or a directory")
+    va.add_argument("set", help="set name (quick, FAMILY-random, zoo, pipedream; NAME:N for N seeds) or a "
+                                "directory of instance files")
     va.add_argument("--algorithms", default=None, help="comma-separated algorithm names (default: all)")
-    va.add_argument("--solver", default="highs")
-    va.add_argument("--jobs", type=int, default=1)
-    va.add_argument("--store", default="runs.sqlite")
+    va.add_argument("--solver", default="highs", help="exact solver of the reference formulation (default highs)")
+    va.add_argument("--jobs", type=int, default=1, help="worker processes on this machine (default 1)")
+    va.add_argument("--store", default="runs.sqlite",
+                    help="SQLite results store; a re-run skips what it holds (default runs.sqlite)")
     va.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT")
     va.add_argument("--dask-local", type=int, default=None, metavar="N", help="start a local Dask cluster of N workers")
     va.add_argument("--time-limit", type=float, default=None, help="per-task time limit in seconds")
@@ -456,14 +474,27 @@ def build_parser() -> argparse.ArgumentParser:
     va.set_defaults(func=cmd_validate)
 
     rp = sub.add_parser("report", help="summarise a results store")
-    rp.add_argument("store")
-    rp.add_argument("--html", default=None)
-    rp.add_argument("--markdown", default=None)
+    rp.add_argument("store", help="SQLite results store written by `splitopt validate --store`")
+    rp.add_argument("--html", default=None, metavar="FILE", help="self-contained HTML report (figures embedded)")
+    rp.add_argument("--markdown", default=None, metavar="FILE", help="Markdown report (figures in FILE_figures/)")
+    rp.add_argument("--csv", default=None, metavar="FILE", help="export every row of the store as CSV")
+    rp.add_argument("--parquet", default=None, metavar="FILE",
+                    help="export every row as Parquet (needs pyarrow: pip install 'splitopt[parquet]')")
     rp.set_defaults(func=cmd_report)
 
     de = sub.add_parser("demo", help="a real measured graph split exactly and fast (the main job's first step)")
     de.set_defaults(func=cmd_demo)
+    _show_defaults(p)
     return p
+
+
+def _show_defaults(parser) -> None:
+    """Every command's help shows each option's default."""
+    parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _show_defaults(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

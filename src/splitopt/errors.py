@@ -37,6 +37,10 @@ class SolverFailed(SplitoptError, RuntimeError):
         super().__init__(message)
 
 
+class MissingDependency(SplitoptError, ImportError):
+    """An optional package is needed for what was asked; the message names the pip extra."""
+
+
 class InfeasibleSolution(SplitoptError, ValueError):
     """A solution violates the instance's constraints (e.g. a server -> device data flow)."""
 

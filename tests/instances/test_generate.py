@@ -135,7 +135,7 @@ def test_bad_parameters():
     assert ei.value.path == "costs"
     with pytest.raises(InstanceError) as ei:
         gen.generate("chain", 1, n=3, widht=2)
-    assert ei.value.path == "params"
+    assert ei.value.path == "params.widht" and "valid parameters: n, costs" in str(ei.value)
 
 
 # ---------------------------------------------------------------------- properties

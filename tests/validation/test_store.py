@@ -48,5 +48,8 @@ def test_exports(tmp_path):
         except ImportError:
             with pytest.raises(ImportError, match="pip install pyarrow"):
                 st.to_parquet(tmp_path / "r.parquet")
+        else:
+            st.to_parquet(tmp_path / "r.parquet")
+            assert sorted(pd.read_parquet(tmp_path / "r.parquet")["objective"]) == [1.5, 2.5]
     back = pd.read_csv(tmp_path / "r.csv")
     assert sorted(back["objective"]) == [1.5, 2.5]

@@ -107,8 +107,14 @@ SOLVE_ARGUMENTS = (arg("--k", type=int, default=None, help="grouping: override t
 
 
 def override(instance: GroupingInstance, args) -> GroupingInstance:
+    """``--k`` replaces the group count; a name ending in ``-k<old>`` follows it."""
+    import re
+
     k = getattr(args, "k", None)
-    return instance if k is None else instance.with_(k=k)
+    if k is None:
+        return instance
+    name = re.sub(r"-k\d+$", f"-k{k}", instance.name)
+    return instance.with_(k=k, name=name)
 
 
 _MILP_OPTIONS = SOLVER_OPTIONS

@@ -7,6 +7,7 @@ algorithms: :mod:`splitopt.solvers.split` (one module each).
 from __future__ import annotations
 
 import math
+import textwrap
 
 from splitopt.families import SOLVER_OPTIONS, Algorithm, Family, SetRecipes, arg
 from splitopt.instances.split import SplitInstance, generate
@@ -47,7 +48,9 @@ def render(instance: SplitInstance, solution) -> str:
     lines = [f"split of {instance.name!r} ({instance.mode}, {len(g)} layers, N={instance.iterations}) "
              f"by {solution.algorithm}: objective {solution.objective:.9g} s"]
     dev = [g.layers[i].name for i in range(len(g)) if mask[i]]
-    lines.append(f"device ({len(dev)} layers): {', '.join(dev) if dev else '(none)'}")
+    shown = dev if len(dev) <= 24 else dev[:16] + [f"... ({len(dev) - 20} more) ..."] + dev[-4:]
+    text = ", ".join(shown) if dev else "(none)"
+    lines.append(textwrap.fill(f"device ({len(dev)} layers): {text}", width=100, subsequent_indent="  "))
     lines.append(f"server ({len(g) - len(dev)} layers)")
     cut = []
     for p, port, b, cons in g.tensors:
@@ -71,12 +74,15 @@ MAKE_ARGUMENTS = (
     arg("--speedup", type=float, default=1.0, help="server speed-up factor applied to measured seconds"),
     arg("--up-mbps", type=float, required=True, help="uplink device -> server, Mbit/s"),
     arg("--down-mbps", type=float, default=None, help="downlink server -> device, Mbit/s"),
-    arg("--mode", choices=("training", "inference"), default="training"),
+    arg("--mode", choices=("training", "inference"), default="training",
+        help="split learning (seed 000, forward + backward) or inference (seed 002)"),
     arg("--iterations", type=int, default=1, help="N: local iterations (training) or frames"),
     arg("--input-bytes", type=float, default=None, help="raw input size in bytes"),
-    arg("--input-policy", choices=("pin", "upload"), default=None),
-    arg("--pin-device", action="append", default=[], metavar="LAYER"),
-    arg("--pin-server", action="append", default=[], metavar="LAYER"),
+    arg("--input-policy", choices=("pin", "upload"), default=None,
+        help="raw input: pinned to the device, or uploaded when an input layer runs on the server "
+             "(default: pin in training, upload in inference)"),
+    arg("--pin-device", action="append", default=[], metavar="LAYER", help="keep LAYER on the device (repeatable)"),
+    arg("--pin-server", action="append", default=[], metavar="LAYER", help="keep LAYER on the server (repeatable)"),
 )
 
 

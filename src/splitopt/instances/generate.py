@@ -304,6 +304,13 @@ def generate(kind: str, seed: int, **params) -> DNNGraph:
         raise InstanceError("kind", f"must be one of {', '.join(KINDS)} (or {', '.join(ALIASES)}), got {kind!r}")
     if kind in _BLOCK_KINDS and "n" in params and "blocks" not in params:
         params["blocks"] = params.pop("n")
+    import inspect
+
+    valid = [p for p in inspect.signature(fn).parameters if p != "seed"]
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise InstanceError(f"params.{unknown[0]}", f"not a parameter of {kind!r}; valid parameters: "
+                                                    f"{', '.join(valid)}")
     try:
         return fn(seed=seed, **params)
     except TypeError as exc:

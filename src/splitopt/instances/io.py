@@ -127,8 +127,16 @@ def load(path: str | os.PathLike) -> Any:
         raise InstanceError(f"{p}: {exc.path}" if exc.path else str(p), exc.detail) from None
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (temporary file in the same directory, then rename)."""
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
+    """Write ``text`` (or bytes) to ``path`` atomically (temporary file in the same directory, then
+    rename). The file gets the mode a plain ``open()`` would give it (0666 less the user's umask),
+    not the 0600 of the temporary file."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -138,10 +146,12 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
             exc.filename = str(p)  # name the user's target, not our temporary file
         raise
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w",
+                       **({} if isinstance(text, bytes) else {"encoding": "utf-8"})) as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, p)
     except BaseException as exc:
         try:

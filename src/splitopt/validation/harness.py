@@ -61,6 +61,12 @@ from splitopt.instances.sets import Member, canonical_json, instance_hash
 
 REL_TOL = 1e-9
 ABS_TOL = 1e-9
+#: runs faster than this (seconds) are timed a second time, warm; ``seconds`` is then the warm call
+#: and ``cold_seconds`` the first one
+WARM_REPEAT_BELOW = 1.0
+#: the first call of an algorithm in a process pays its imports: it is repeated if under this
+FIRST_REPEAT_BELOW = 10.0
+_CALLED: set[tuple[str, str]] = set()
 #: pseudo-algorithm name of the row recorded when a member cannot be materialised
 LOAD = "<load>"
 #: solver statuses that mean "proven optimal" (algorithms report "ok")
@@ -181,6 +187,7 @@ class Run:
     seconds: float | None = None
     error: str | None = None
     traceback: str | None = None
+    cold_seconds: float | None = None  # the first call, when ``seconds`` is a warm repeat
 
     @property
     def failed(self) -> bool:
@@ -224,6 +231,19 @@ def run_algorithm(fam: Family, instance: Any, name: str, solver: str = "highs",
         return Run(name, "error", seconds=time.perf_counter() - t0, error=_short(exc),
                    traceback=traceback.format_exc(limit=-6))
     seconds = time.perf_counter() - t0
+    cold = None
+    first = (fam.name, name) not in _CALLED
+    _CALLED.add((fam.name, name))
+    if seconds < WARM_REPEAT_BELOW or (first and seconds < FIRST_REPEAT_BELOW):
+        # time a warm call too: the first one pays imports and per-graph caches
+        cold = seconds
+        t1 = time.perf_counter()
+        try:
+            with deadline(hard):
+                algo.func(instance, **opts)
+            seconds = time.perf_counter() - t1
+        except Exception:  # the first call's result stands; keep its time
+            seconds, cold = cold, None
     res = out if isinstance(out, AlgoResult) else AlgoResult(out, status="ok")
     bound = None if res.bound is None else float(res.bound)
     status = str(res.status)
@@ -239,7 +259,7 @@ def run_algorithm(fam: Family, instance: Any, name: str, solver: str = "highs",
                    error="evaluator rejected the assignment: " + _short(exc),
                    traceback=traceback.format_exc(limit=-6))
     status = honest_status(status, obj, bound, sense=fam.sense, scale=cost_scale(obj, breakdown))
-    return Run(name, status, obj, res.assignment, dict(breakdown or {}), bound, seconds)
+    return Run(name, status, obj, res.assignment, dict(breakdown or {}), bound, seconds, cold_seconds=cold)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -373,7 +393,7 @@ def validate_instance(instance: Any, algorithms: Iterable[str] | None = None, so
                "is_reference": int(name == fam.reference_algorithm),
                "exact_algorithm": int(bool(algo.exact)), "paper": int(bool(algo.paper)),
                "formulation": int(bool(algo.formulation)), "status": run.status, "objective": run.objective,
-               "bound": run.bound, "seconds": run.seconds, "error": run.error, "traceback": run.traceback,
+               "bound": run.bound, "seconds": run.seconds, "cold_seconds": run.cold_seconds, "error": run.error, "traceback": run.traceback,
                "assignment": _json_or_none(run.assignment), "finished_at": time.time()}
         if run.failed:
             row.update(outcome=run.status if run.status in FAILURE_OUTCOMES else "error", agree=None, gap=None)

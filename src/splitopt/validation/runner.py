@@ -47,41 +47,38 @@ FAILED_OUTCOMES = frozenset({"error", "timeout"})
 
 
 class Progress:
-    """``validate: 12/40 tasks, 1 failed, 3.4/s, ETA 8 s`` on stderr: rewritten in place on a
-    terminal, one line every ``interval`` seconds otherwise."""
+    """Progress of a batch run through ``tqdm``: done/total, failures, rate and ETA, redrawn in place
+    on a terminal. When the stream is not a terminal the bar is silent and one summary line
+    (``validate: 6/6 tasks, 0 failed, 3.4/s``) is written at the end."""
 
     def __init__(self, total: int, enabled: bool = True, stream=None, label: str = "validate"):
+        from tqdm import tqdm
+
         self.total, self.enabled, self.label = total, enabled, label
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.interval = 0.2 if self.tty else 5.0
         self.done = self.failed = 0
-        self.t0 = self._last = time.perf_counter()
+        self.t0 = time.perf_counter()
+        self.bar = tqdm(total=total, desc=label, unit="task", file=self.stream, disable=not (enabled and self.tty),
+                        dynamic_ncols=True, postfix={"failed": 0})
 
     def line(self) -> str:
         el = time.perf_counter() - self.t0
         rate = self.done / el if el > 0 else 0.0
-        eta = f", ETA {(self.total - self.done) / rate:.0f} s" if rate > 0 and self.done < self.total else ""
-        return f"{self.label}: {self.done}/{self.total} tasks, {self.failed} failed, {rate:.1f}/s{eta}"
+        return f"{self.label}: {self.done}/{self.total} tasks, {self.failed} failed, {rate:.1f}/s"
 
     def update(self, failed: bool = False) -> None:
         self.done += 1
-        self.failed += bool(failed)
-        now = time.perf_counter()
-        if self.enabled and (now - self._last >= self.interval):
-            self._last = now
-            self._emit()
-
-    def _emit(self, end: str = "") -> None:
-        if self.tty:
-            self.stream.write("\r" + self.line() + end)
-        else:
-            self.stream.write(self.line() + "\n")
-        self.stream.flush()
+        if failed:
+            self.failed += 1
+            self.bar.set_postfix(failed=self.failed, refresh=False)
+        self.bar.update(1)
 
     def close(self) -> None:
-        if self.enabled:
-            self._emit("\n" if self.tty else "")
+        self.bar.close()
+        if self.enabled and not self.tty:
+            self.stream.write(self.line() + "\n")
+            self.stream.flush()
 
 
 def _family_imports() -> tuple[str, ...]:

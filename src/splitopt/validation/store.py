@@ -31,7 +31,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("gap", "REAL"), ("exact_objective", "REAL"), ("exact_status", "TEXT"), ("exact_bound", "REAL"),
     ("exact_seconds", "REAL"), ("lp_bound", "REAL"), ("lp_gap", "REAL"), ("scale", "REAL"),
     ("seconds", "REAL"), ("speedup", "REAL"), ("error", "TEXT"), ("traceback", "TEXT"), ("assignment", "TEXT"),
-    ("finished_at", "REAL"), ("host", "TEXT"), ("pid", "INTEGER"), ("kind", "TEXT"),
+    ("finished_at", "REAL"), ("host", "TEXT"), ("pid", "INTEGER"), ("kind", "TEXT"), ("cold_seconds", "REAL"),
 )
 COLUMN_NAMES = tuple(c for c, _ in COLUMNS)
 KEY = ("instance_hash", "algorithm", "solver", "version")
@@ -130,12 +130,14 @@ class ResultStore:
         return Path(path)
 
     def to_parquet(self, path: str | os.PathLike, **where: Any) -> Path:
-        """Parquet export; needs ``pyarrow`` (not a dependency of splitopt)."""
+        """Parquet export; needs ``pyarrow`` (the ``parquet`` extra: ``pip install 'splitopt[parquet]'``)."""
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise ImportError("Parquet export needs pyarrow, which is not installed: pip install pyarrow "
-                              "(or export CSV with to_csv)") from None
+            from splitopt.errors import MissingDependency
+
+            raise MissingDependency("Parquet export needs pyarrow, which is not installed: pip install pyarrow "
+                                    "(or pip install 'splitopt[parquet]'; or export CSV)") from None
         self.to_dataframe(**where).to_parquet(path, index=False)
         return Path(path)
 
