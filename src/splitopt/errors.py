@@ -37,6 +37,10 @@ class SolverFailed(SplitoptError, RuntimeError):
         super().__init__(message)
 
 
+class NonFiniteObjective(SplitoptError, ArithmeticError):
+    """The evaluator's objective came out infinite or NaN: the instance's numbers overflow."""
+
+
 class MissingDependency(SplitoptError, ImportError):
     """An optional package is needed for what was asked; the message names the pip extra."""
 

@@ -293,6 +293,11 @@ def solve(instance: Any, algorithm: str | None = None, **options) -> Solution:
     seconds = time.perf_counter() - t0
     res = out if isinstance(out, AlgoResult) else AlgoResult(out, status="ok")
     obj, breakdown = fam.evaluate(instance, res.assignment)
+    if not math.isfinite(obj):
+        from splitopt.errors import NonFiniteObjective
+
+        raise NonFiniteObjective(f"objective: {algo.name} returned a solution whose cost is {obj} (the instance's "
+                                 "numbers overflow double precision; scale them or see the range limits)")
     status = honest_status(res.status, obj, res.bound, sense=fam.sense, scale=cost_scale(obj, breakdown),
                            gap=options.get("mip_gap"))
     return Solution(family=fam.name, algorithm=algo.name, assignment=res.assignment, objective=obj,

@@ -43,6 +43,7 @@ module is initialising, then raised.
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import signal
 import socket
@@ -258,6 +259,9 @@ def run_algorithm(fam: Family, instance: Any, name: str, solver: str = "highs",
         return Run(name, "infeasible", assignment=res.assignment, bound=bound, seconds=seconds,
                    error="evaluator rejected the assignment: " + _short(exc),
                    traceback=traceback.format_exc(limit=-6))
+    if not math.isfinite(obj):
+        return Run(name, "error", assignment=res.assignment, bound=bound, seconds=seconds,
+                   error=f"objective is {obj}: the instance's numbers overflow double precision")
     status = honest_status(status, obj, bound, sense=fam.sense, scale=cost_scale(obj, breakdown))
     return Run(name, status, obj, res.assignment, dict(breakdown or {}), bound, seconds, cold_seconds=cold)
 

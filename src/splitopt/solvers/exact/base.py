@@ -5,8 +5,9 @@ Statuses (:data:`STATUSES`): ``optimal`` (proven, within ``mip_gap`` if one was 
 ``feasible`` (a solution, stopped for another reason than time), ``time_limit`` (stopped on time;
 ``objective``/``bound`` set when an incumbent exists), ``infeasible``, ``unbounded``,
 ``infeasible_or_unbounded`` (the solver could not tell), ``error`` (the model does not suit the
-solver, or the solver failed; see ``message``), ``unknown``. Each backend maps its solver's own
-codes onto these words and nothing else.
+solver, or the solver failed; see ``message``), ``unknown``, ``numerical`` (the solver claims an
+optimum that splitopt cannot trust: see the backend). Each backend maps its solver's own codes onto
+these words and nothing else.
 
 The gap is ``|objective - bound| / max(|objective|, 1e-10)`` (HiGHS's definition), 0 when they are
 equal and ``None`` when either is missing.
@@ -22,7 +23,7 @@ from typing import Any, Mapping
 from splitopt.errors import InstanceError, SolverUnavailable
 
 STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "unbounded", "infeasible_or_unbounded", "error",
-            "unknown")
+            "unknown", "numerical")
 #: statuses that end a solve without a solution to report
 NO_SOLUTION = ("infeasible", "unbounded", "infeasible_or_unbounded", "error")
 

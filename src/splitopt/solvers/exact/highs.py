@@ -36,6 +36,10 @@ from splitopt.solvers.exact import base
 
 DEFAULT_REL_GAP = 1e-9
 DEFAULT_ABS_GAP = 1e-12
+#: a MIP whose nonzero coefficients (objective and matrix) span more than this ratio is never reported
+#: ``optimal`` by HiGHS alone: its tolerances (1e-9 relative gap, 1e-6..1e-9 feasibility) cannot
+#: separate the answers (seen: grouping MILPs with data over 1e-9..1e9 "proven" 13x above the optimum)
+TRUSTED_RANGE = 1e9
 #: models with more columns plus rows than this run in a thread with a :data:`BIG_STACK` stack
 THREAD_ABOVE = 20_000
 BIG_STACK = 1 << 30
@@ -46,12 +50,13 @@ def objective_scale(c) -> float:
     scaled up to at least 1e-4, unless that would push the largest above 1e6 (costs above 1e6 are
     scaled down to it). Objective and bound are divided by ``s`` again."""
     c = np.asarray(c, dtype=float)
-    nz = np.abs(c[c != 0]) if c.size else np.zeros(0)
+    nz = np.abs(c[(c != 0) & np.isfinite(c)]) if c.size else np.zeros(0)
     if nz.size == 0:
         return 1.0
     lo, hi = float(nz.min()), float(nz.max())
-    e = max(math.ceil(math.log2(1e-4 / lo)), 0)  # only ever scale up for tiny costs ...
-    e = min(e, math.floor(math.log2(1e6 / hi)))   # ... and keep the largest at most 1e6
+    e_up = math.ceil(math.log2(1e-4) - math.log2(lo))   # only ever scale up for tiny costs ...
+    e_down = math.floor(math.log2(1e6) - math.log2(hi))  # ... and keep the largest at most 1e6
+    e = max(-1000, min(max(e_up, 0), e_down, 1000))       # frexp range: 2^e stays a finite double
     return math.ldexp(1.0, e)
 
 
@@ -166,6 +171,13 @@ class HighsMatrix:
     @property
     def is_mip(self) -> bool:
         return bool(self.integer.any())
+
+    @property
+    def coefficient_range(self) -> float:
+        """max/min of the nonzero absolute coefficients of the objective and the matrix."""
+        vals = np.abs(np.concatenate([np.asarray(self.lp.col_cost_), np.asarray(self.lp.a_matrix_.value_)]))
+        vals = vals[(vals > 0) & np.isfinite(vals)]
+        return float(vals.max() / vals.min()) if vals.size else 1.0
 
     def set_bounds(self, cols: Sequence[int], lower: Sequence[float], upper: Sequence[float]) -> None:
         """Change the bounds of columns ``cols`` (the next :meth:`solve` starts from the last basis)."""
@@ -341,6 +353,10 @@ class HighsBackend(base.Backend):
             return dict(status="error", termination="model error", message=str(exc))
         r = hm.solve()
         out: dict[str, Any] = dict(status=r.status, termination=r.termination, message=r.message)
+        if r.status == "optimal" and hm.is_mip and hm.coefficient_range > TRUSTED_RANGE:
+            out["status"] = "numerical"
+            out["message"] = (f"HiGHS reports an optimum, but the coefficients span {hm.coefficient_range:.1e} "
+                              f"(> {TRUSTED_RANGE:.0e}), beyond what its tolerances resolve")
         if r.x is not None and r.objective is not None:
             for v, val in zip(hm.columns, r.x):
                 v.set_value(float(val), skip_validation=True)
