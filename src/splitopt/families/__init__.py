@@ -40,6 +40,7 @@ from splitopt.solution import Solution
 BUILTIN: dict[str, str] = {
     "split": "splitopt.families.split",
     "grouping": "splitopt.families.grouping",
+    "throughput": "splitopt.families.throughput",
 }
 
 #: Algorithm kinds. ``exact``: a combinatorial algorithm proven optimal on every instance it

@@ -1,0 +1,1 @@
+"""Algorithms of the ``throughput`` family (seed 004): one module per algorithm."""
