@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from splitopt.errors import SplitoptError
 from splitopt.solution import Solution
 
 BUILTIN: dict[str, str] = {
@@ -293,7 +294,15 @@ def solve(instance: Any, algorithm: str | None = None, **options) -> Solution:
     out = algo.func(instance, **options)
     seconds = time.perf_counter() - t0
     res = out if isinstance(out, AlgoResult) else AlgoResult(out, status="ok")
-    obj, breakdown = fam.evaluate(instance, res.assignment)
+    try:
+        obj, breakdown = fam.evaluate(instance, res.assignment)
+    except SplitoptError as exc:
+        if res.status not in (NUMERICAL, "unknown", "error"):
+            raise
+        from splitopt.errors import SolverFailed
+
+        raise SolverFailed(f"{algo.name}: the solver's answer ({res.status}) is not a valid solution: {exc}",
+                           status=res.status) from exc
     if not math.isfinite(obj):
         from splitopt.errors import NonFiniteObjective
 

@@ -209,6 +209,12 @@ class HighsMatrix:
         }.get(ms, "error")
         if status == "feasible" and not has_sol:
             status = "unknown"
+        if ms == S.kModelEmpty and (self.num_col or int(self.lp.num_row_)):
+            # HiGHS (1.16) answers "Empty" for a non-empty model whose coefficients it dropped as
+            # negligible (values below its small_matrix_value): no solution of *this* model exists.
+            return MatrixResult("error", term, None, None, None,
+                                f"HiGHS called a model with {self.num_col} columns 'empty' (coefficients "
+                                f"spanning {self.coefficient_range:.1e} were dropped as negligible)")
         if status in base.NO_SOLUTION:
             return MatrixResult(status, term, None, None, None, f"HiGHS returned {term}" if status == "error" else "")
         objective = bound = x = None

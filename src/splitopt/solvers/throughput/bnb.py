@@ -106,6 +106,7 @@ class _BnB:
         self.used = [False] * N
         self.closed = [False] * N
         self.nodes = 0
+        self.incumbent_nodes = 0  # nodes of the capped incumbent searches, not counted in node_limit
         self.incumbents = 0
         self.best = math.inf
         self.best_p: list[int] | None = None
@@ -233,6 +234,92 @@ class _BnB:
             self.best_p = self.p[:depth] + [q] * (self.L - depth)
             self.incumbents += 1
 
+    def _greedy_incumbents(self) -> None:
+        """Contiguous runs in the layer order, one node after another (fastest first, then slowest
+        first), each run as long as its compute and its cut transfer fit a target period; the least
+        target that works is found by bisection and the placement scored by the evaluator. A fast,
+        good first incumbent (the search proves or improves it)."""
+        from splitopt.errors import InfeasibleSolution
+        from splitopt.models.throughput import evaluate
+
+        cut = [0.0] * (self.L + 1)  # bytes crossing a cut after layer i (tensors produced <= i, consumed > i)
+        for p, cons, s in self.tens:
+            for d in range(p, max(cons)):
+                cut[d] += s
+        orders = {tuple(sorted(range(self.N), key=lambda a: -self.eta[a])),
+                  tuple(sorted(range(self.N), key=lambda a: self.eta[a]))}
+        fastest_link = min((self.theta[a][b] for a in range(self.N) for b in range(self.N) if a != b),
+                           default=math.inf)
+
+        def runs(T, order):
+            p, pos = [], 0
+            load = [0.0] * self.N
+            for k, a in enumerate(order):
+                if pos == self.L:
+                    break
+                if k == len(order) - 1:
+                    end = self.L - 1
+                    if (load[a] + math.fsum(self.c[pos:])) / self.eta[a] > T:
+                        return None
+                else:
+                    run, end, best_end = load[a], pos - 1, None
+                    while end + 1 < self.L and (run + self.c[end + 1]) / self.eta[a] <= T:
+                        end += 1
+                        run += self.c[end]
+                        if end == self.L - 1 or cut[end] * fastest_link <= T:
+                            best_end = end
+                    if best_end is None:
+                        continue  # this node takes nothing here
+                    end = best_end
+                load[a] += math.fsum(self.c[pos:end + 1])
+                p.extend([a] * (end - pos + 1))
+                pos = end + 1
+            return p if pos == self.L else None
+
+        if not self.contiguous:  # the same node order visited again (threads), within the cap
+            orders = {o * r for o in orders for r in (1, 2, 3) if len(o) * r - 1 <= self.cap}
+        lo = max(self.suffix_flop[0] / sum(self.eta), self.suffix_layer[0])
+        for order in orders:
+            a_lo, a_hi = lo, self.best if math.isfinite(self.best) else self.suffix_flop[0] / min(self.eta)
+            found = None
+            for _ in range(50):
+                mid = 0.5 * (a_lo + a_hi)
+                p = runs(mid, order)
+                if p is None:
+                    a_lo = mid
+                else:
+                    a_hi, found = mid, p
+                if a_hi - a_lo <= 1e-9 * a_hi:
+                    break
+            if found is None:
+                continue
+            try:
+                v = evaluate(self.inst, found)[0]
+            except InfeasibleSolution:
+                continue
+            if v < self.best:
+                self.best, self.best_p = v, found
+                self.incumbents += 1
+
+    def _capped_incumbents(self, caps=(1, 2), node_limit: int = 200_000) -> None:
+        """Exact searches of the same instance restricted to 1 and 2 split points (small trees) give
+        feasible incumbents for the larger problem; they run only when the real cap is larger."""
+        for cap in caps:
+            if cap >= self.cap:
+                break
+            limit = node_limit if self.node_limit is None else min(node_limit, self.node_limit)
+            sub = _BnB(self.inst.with_(max_splits=cap), None, limit, any(c is not None for c in self.cls_prev))
+            sub.deadline = self.deadline
+            sub.best, sub.best_p = self.best, self.best_p
+            try:
+                sub._dfs(0, -1, 0, 0.0, 0.0)
+            except _Stop:
+                pass
+            if sub.best < self.best:
+                self.best, self.best_p = sub.best, sub.best_p
+                self.incumbents += 1
+            self.incumbent_nodes += sub.nodes
+
     # ------------------------------------------------------------------ search
     def _children(self, depth: int, last: int, splits: int) -> list[int]:
         i = depth
@@ -323,6 +410,8 @@ class _BnB:
             if math.isfinite(v):
                 self.best, self.best_p = v, [a] * self.L
                 break
+        self._greedy_incumbents()
+        self._capped_incumbents()
         t0 = time.perf_counter()
         try:
             self._dfs(0, -1, 0, 0.0, 0.0)
@@ -340,7 +429,7 @@ class _BnB:
             bound, status = self.best, "optimal"
         gap = (self.best - bound) / self.best if self.best > 0 else 0.0
         return AlgoResult([self.inst.nodes[a] for a in self.best_p], status=status, bound=bound,
-                          info={"nodes": self.nodes, "incumbents": self.incumbents, "gap": gap,
+                          info={"nodes": self.nodes, "incumbent_nodes": self.incumbent_nodes, "incumbents": self.incumbents, "gap": gap,
                                 "seconds": time.perf_counter() - t0, "stopped": self.stopped})
 
 
