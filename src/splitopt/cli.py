@@ -280,6 +280,39 @@ def cmd_solve(args) -> int:
     return 0
 
 
+def cmd_sweep(args) -> int:
+    from splitopt.errors import InstanceError
+    from splitopt.families import Algorithm, family_of
+    from splitopt.instances import io
+    from splitopt.validation.sweep import plot, sweep
+
+    inst = io.load(args.file)
+    if not hasattr(inst, "family"):
+        raise InstanceError(args.file, "holds a graph or platform, not an instance: use `splitopt make` first")
+    fam = family_of(inst)
+    if fam.sweep is None:
+        raise InstanceError("--param", f"family {fam.name!r} has no sweep")
+    if args.param is None:
+        mod = Algorithm("sweep", fam.sweep).resolve().__module__
+        import importlib
+
+        params = getattr(importlib.import_module(mod), "PARAMS", {})
+        raise InstanceError("--param", "missing; " + fam.name + " sweeps: "
+                            + "; ".join(f"{k} ({v})" for k, v in params.items()))
+    if args.samples < 2:
+        raise InstanceError("--samples", f"must be >= 2, got {args.samples}")
+    res = sweep(inst, args.param, getattr(args, "from"), args.to, samples=args.samples, check=not args.no_check)
+    if args.plot:
+        plot(res, args.plot)
+    if args.json:
+        print(res.to_json())
+    else:
+        print(res.text())
+        if args.plot:
+            print(f"plot written to {args.plot}")
+    return 0
+
+
 def summary_text(summary) -> str:
     """The summary table in a terminal-width form (kind, counts, worst gap, median time and speed-up)."""
     from splitopt.validation.report import display_rows
@@ -458,6 +491,22 @@ def build_parser() -> argparse.ArgumentParser:
             for a in fam.solve_arguments:
                 owners[a.add_to(g).dest] = name
     so.set_defaults(func=cmd_solve, _family_options=owners)
+
+    sw = sub.add_parser("sweep", help="the optimal solution over a whole parameter range (exact pieces where "
+                                      "the cost is piecewise affine)")
+    sw.add_argument("file", help="instance JSON file (from `splitopt make`)")
+    sw.add_argument("--param", default=None,
+                    help="parameter to sweep; split: up_mbps, down_mbps, rate_mbps, device_speed, server_speed "
+                         "(exact); grouping: requests (exact), bandwidth_bytes_per_s (sampled)")
+    sw.add_argument("--from", dest="from", type=float, required=True, metavar="A", help="first parameter value")
+    sw.add_argument("--to", type=float, required=True, metavar="B", help="last parameter value")
+    sw.add_argument("--samples", type=int, default=50,
+                    help="samples (log-spaced) for parameters that cannot be swept exactly")
+    sw.add_argument("--plot", default=None, metavar="FILE", help="PNG of cost and solution size vs the parameter")
+    sw.add_argument("--json", action="store_true", help="machine-readable output")
+    sw.add_argument("--no-check", action="store_true",
+                    help="skip recomputing each piece's cost at its ends with the family evaluator")
+    sw.set_defaults(func=cmd_sweep)
 
     va = sub.add_parser("validate", help="run algorithms against the exact solver over an instance set")
     va.add_argument("set", help="set name (quick, FAMILY-random, zoo, pipedream; NAME:N for N seeds) or a "

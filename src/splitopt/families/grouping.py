@@ -156,4 +156,5 @@ FAMILY = Family(
     make=make,
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
+    sweep="splitopt.solvers.grouping.sweep:sweep",
 )

@@ -158,4 +158,5 @@ FAMILY = Family(
                     graph={"mode": None, "up_mbps": None}),
     make_arguments=MAKE_ARGUMENTS,
     make=make,
+    sweep="splitopt.solvers.split.sweep:sweep",
 )
