@@ -313,6 +313,27 @@ def cmd_sweep(args) -> int:
     return 0
 
 
+def cmd_audit(args) -> int:
+    from splitopt.families import family_names
+    from splitopt.validation import audit
+
+    fams = None
+    if args.family:
+        if args.family not in family_names():
+            from splitopt.errors import InstanceError
+
+            raise InstanceError("FAMILY", f"unknown family {args.family!r} (known: {', '.join(family_names())})")
+        fams = [args.family]
+    rows = audit.run(fams, slow=args.slow)
+    if args.json:
+        print(audit.to_json(rows))
+    elif args.markdown:
+        print(audit.markdown(rows))
+    else:
+        print(audit.text(rows))
+    return 0
+
+
 def summary_text(summary) -> str:
     """The summary table in a terminal-width form (kind, counts, worst gap, median time and speed-up)."""
     from splitopt.validation.report import display_rows
@@ -507,6 +528,15 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--no-check", action="store_true",
                     help="skip recomputing each piece's cost at its ends with the family evaluator")
     sw.set_defaults(func=cmd_sweep)
+
+    au = sub.add_parser("audit", help="the papers' computable claims, each reproduced or refuted by splitopt")
+    au.add_argument("family", nargs="?", default=None, metavar="FAMILY",
+                    help="only this family's papers (split: seeds 000 and 002; grouping: seed 003)")
+    fmt = au.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="machine-readable rows (with the raw numbers)")
+    fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
+    au.add_argument("--slow", action="store_true", help="also run the claims marked slow")
+    au.set_defaults(func=cmd_audit)
 
     va = sub.add_parser("validate", help="run algorithms against the exact solver over an instance set")
     va.add_argument("set", help="set name (quick, FAMILY-random, zoo, pipedream; NAME:N for N seeds) or a "

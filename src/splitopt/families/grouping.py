@@ -157,4 +157,5 @@ FAMILY = Family(
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
     sweep="splitopt.solvers.grouping.sweep:sweep",
+    claims="splitopt.solvers.grouping.claims:claims",
 )

@@ -159,4 +159,5 @@ FAMILY = Family(
     make_arguments=MAKE_ARGUMENTS,
     make=make,
     sweep="splitopt.solvers.split.sweep:sweep",
+    claims="splitopt.solvers.split.claims:claims",
 )
