@@ -45,6 +45,7 @@ BUILTIN: dict[str, str] = {
     "split": "splitopt.families.split",
     "grouping": "splitopt.families.grouping",
     "throughput": "splitopt.families.throughput",
+    "pipeline": "splitopt.families.pipeline",
 }
 
 #: Algorithm kinds. ``exact``: a combinatorial algorithm proven optimal on every instance it
