@@ -20,7 +20,6 @@ classes, as the peer's ``-expert`` mode does.
 from __future__ import annotations
 
 import json
-import math
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping

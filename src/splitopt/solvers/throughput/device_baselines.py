@@ -154,17 +154,75 @@ def _feasible(instance: DeviceInstance, p) -> bool:
     return True
 
 
+class _Loads:
+    """Device loads of a class assignment with O(degree) updates for a class move."""
+
+    def __init__(self, instance: DeviceInstance, p: list[int]):
+        self.inst = instance
+        self.p = p
+        self.k = instance.n_accelerators
+        self.touch: dict[int, list[int]] = {}
+        for t_i, (u, cons, _s) in enumerate(instance.tensors):
+            for v in (u, *cons):
+                self.touch.setdefault(v, []).append(t_i)
+        fwd, bwd, _c = device_loads(instance, p)
+        self.fwd, self.bwd = fwd, bwd
+
+    def _tensor(self, t_i: int, sign: float):
+        u, cons, sec = self.inst.tensors[t_i]
+        if sec == 0.0:
+            return
+        p = self.p
+        du = p[u]
+        dests = {p[c] for c in cons}
+        dests.discard(du)
+        if not dests:
+            return
+        arr = self.bwd if self.inst.backward[u] else self.fwd
+        if du < self.k:
+            arr[du] += sign * sec
+        for d in dests:
+            if d < self.k:
+                arr[d] += sign * sec
+
+    def move(self, cl, d: int):
+        inst, p = self.inst, self.p
+        ts = sorted({t for i in cl for t in self.touch.get(i, ())})
+        for t in ts:
+            self._tensor(t, -1.0)
+        for i in cl:
+            old = p[i]
+            for dev, sign in ((old, -1.0), (d, 1.0)):
+                tm = inst.cpu_seconds[i] if dev >= self.k else inst.acc_seconds[i]
+                if inst.backward[i]:
+                    self.bwd[dev] += sign * tm
+                else:
+                    self.fwd[dev] += sign * tm
+            p[i] = d
+        for t in ts:
+            self._tensor(t, 1.0)
+
+    def objective(self) -> float:
+        return objective_of(self.inst, self.fwd, self.bwd)
+
+
 def local_search(instance: DeviceInstance, restarts: int = 10, seed: int = 0) -> AlgoResult:
-    """Best-improvement local search over colour-class moves (module docstring)."""
+    """Best-improvement local search over colour-class moves (module docstring). Random feasible
+    starts; for a contiguous instance the first start is the linearised DP's placement."""
     rng = np.random.default_rng([seed, 2020])
     classes = instance.colour_classes
     D = instance.n_devices
     k = instance.n_accelerators
+    dev_index = {nm: d for d, nm in enumerate(instance.devices)}
     best_p, best_v = None, math.inf
-    for _r in range(max(1, int(restarts))):
-        # random start among feasible ones (a few tries), else everything on one CPU core / accelerator
+    for r in range(max(1, int(restarts))):
         p = None
-        for _t in range(20):
+        if r == 0 and instance.contiguity != "none":
+            try:
+                p = [dev_index[v] for v in linearised_dp(instance).assignment]
+            except (InstanceError, InfeasibleSolution):
+                p = None
+        for _t in range(20 if p is None else 0):
             q = [0] * instance.n_nodes
             for cl in classes:
                 ok = [d for d in range(D) if d >= k or all(instance.supported[i] for i in cl)]
@@ -182,7 +240,8 @@ def local_search(instance: DeviceInstance, restarts: int = 10, seed: int = 0) ->
                     break
         if p is None:
             continue
-        cur = _fast_objective(instance, p)
+        L = _Loads(instance, p)
+        cur = L.objective()
         while True:
             move, mv = None, cur
             for ci, cl in enumerate(classes):
@@ -190,17 +249,14 @@ def local_search(instance: DeviceInstance, restarts: int = 10, seed: int = 0) ->
                 for d in range(D):
                     if d == d0:
                         continue
-                    for i in cl:
-                        p[i] = d
-                    v = _fast_objective(instance, p)
+                    L.move(cl, d)
+                    v = L.objective()
                     if v < mv * (1 - 1e-12) and _feasible(instance, p):
                         move, mv = (ci, d), v
-                    for i in cl:
-                        p[i] = d0
+                    L.move(cl, d0)
             if move is None:
                 break
-            for i in classes[move[0]]:
-                p[i] = move[1]
+            L.move(classes[move[0]], move[1])
             cur = mv
         if cur < best_v:
             best_v, best_p = cur, list(p)
