@@ -18,8 +18,8 @@ from splitopt.families import (
     SetRecipes,
     arg,
 )
-from splitopt.instances.throughput import LINK_MODELS, TRANSFERS, ThroughputInstance, generate, table2_platform
 from splitopt.families import throughput_device as _device
+from splitopt.instances.throughput import LINK_MODELS, TRANSFERS, ThroughputInstance, generate, table2_platform
 from splitopt.models.throughput import evaluate, node_indices
 
 T = "splitopt.solvers.throughput."
