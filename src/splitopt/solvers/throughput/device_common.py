@@ -78,8 +78,9 @@ class Contracted:
                     radj[b].add(a)
             adj = radj
         topo = _topo(len(groups), adj)
-        if topo is None:  # only possible without fuse_cycles
-            raise InstanceError("contiguity", "colour classes put a forward cycle on one device")
+        self.acyclic = topo is not None
+        if topo is None:  # only possible without fuse_cycles: any order (no algorithm relying on it runs)
+            topo = list(range(len(groups)))
         self.reverse = reverse
         rank = {g: r for r, g in enumerate(topo)}
         self.n = len(groups)
