@@ -311,7 +311,10 @@ def build_milp(instance: DeviceInstance, *, symmetry: bool = True, valid_inequal
     for u, cons, sec in instance.tensors:
         gu = cls_of[u]
         gs = sorted({cls_of[c] for c in cons} - {gu})
-        if gs and sec > 0:
+        # a tensor below 1e-7 of the time unit is dropped: a relaxation (loads only shrink), so the
+        # bound stays valid and the evaluator scores the solution with it; it keeps HiGHS's
+        # coefficient range within what it certifies
+        if gs and sec > 1e-7 * unit:
             ctens.append((gu, gs, sec / unit, back[u]))
     m.Tn = pyo.RangeSet(0, len(ctens) - 1) if ctens else pyo.Set(initialize=[])
     m.cin = pyo.Var(m.Tn, m.D, bounds=(0, 1))

@@ -70,7 +70,7 @@ def solve(instance: DeviceInstance, time_limit: float | None = None, node_limit:
         if v < ub:
             ub, best_assign = v, list(incumbent)
     lb = work_bound(instance)
-    iso, n_cuts = isolation_bound(con, instance, target=ub)
+    iso, n_cuts = isolation_bound(con, instance, target=ub, max_cuts=2)
     # the exact integer flow value is rounded once to a double: step one ulp down to stay a bound
     lb = max(lb, math.nextafter(iso, 0.0) if iso > 0 else 0.0)
     info = {"super_nodes": n, "isolation_cuts": n_cuts, "isolation_bound": iso, "work_bound": work_bound(instance)}
@@ -81,11 +81,11 @@ def solve(instance: DeviceInstance, time_limit: float | None = None, node_limit:
     deadline = None if time_limit is None else t0 + time_limit
     # portfolio: the search from the sources and the search from the sinks (the reversed graph),
     # alternated with growing state limits; the first to finish proves the optimum
-    dirs = {"forward": [False], "reverse": [True], "auto": [False, True]}[direction]
+    dirs = {"forward": [False], "reverse": [True], "auto": [True, False]}[direction]
     cons = {False: con}
     total_states = 0
     status = "optimal"
-    limit = 2000
+    limit = 64
     done = False
     rounds = []
     while not done:
