@@ -92,6 +92,20 @@ def cmd_zoo(args) -> int:
 def cmd_import(args) -> int:
     from splitopt.instances import io
 
+    if args.import_kind == "dnn-partitioning":  # issue 11: a placement workload -> a throughput instance
+        from splitopt.instances.importers.dnn_partitioning import placement_from_peer, read_peer_file
+
+        inst = read_peer_file(args.path, objective=args.objective, contiguity=args.contiguity,
+                              **({"name": args.name} if args.name else {}))
+        if args.expert:
+            meta = dict(inst.meta)
+            meta["expert"] = placement_from_peer(inst, json.loads(io.read_text_file(args.expert)))
+            inst = inst.with_(meta=meta)
+        io.save(inst, args.output)
+        print(f"wrote {args.output}: throughput instance (comm_model device) {inst.name}, {inst.n_nodes} nodes, "
+              f"{inst.n_accelerators} accelerators + {inst.n_cpus} CPU cores, objective {inst.objective}, "
+              f"contiguity {inst.contiguity}")
+        return 0
     if args.import_kind == "onnx":
         from splitopt.instances.importers.onnx import load_onnx
 
@@ -261,6 +275,12 @@ def cmd_solve(args) -> int:
         import statistics
 
         timing.update(warm_min_seconds=min(warm), warm_median_seconds=statistics.median(warm))
+    if getattr(args, "export_placement", None):  # issue 11: the placement in dnn-partitioning's shape
+        from splitopt.instances.importers.dnn_partitioning import placement_to_peer, write_json
+
+        if getattr(inst, "comm_model", None) != "device":
+            raise InstanceError("--export-placement", "only for throughput instances with comm_model 'device'")
+        write_json(placement_to_peer(inst, sol.assignment), args.export_placement)
     if args.json:
         out = sol.to_dict()
         out["timing"] = timing
@@ -453,6 +473,14 @@ def build_parser() -> argparse.ArgumentParser:
     ox.add_argument("-o", "--output", required=True, help="graph JSON file to write")
     ox.add_argument("--name", default=None, help="graph name (default: the model's graph name)")
     ox.add_argument("--batch", type=int, default=None, help="value of a symbolic batch dimension (default 1)")
+    dp = ims.add_parser("dnn-partitioning", help="a msr-fiddle/dnn-partitioning workload JSON (a throughput instance)")
+    dp.add_argument("path", help="their input JSON (maxFPGAs, maxCPUs, maxSizePerFPGA, nodes, edges)")
+    dp.add_argument("-o", "--output", required=True, help="instance JSON file to write")
+    dp.add_argument("--name", default=None, help="instance name (default: the file name)")
+    dp.add_argument("--objective", choices=("max-load", "fwd+bwd"), default="max-load", help="objective")
+    dp.add_argument("--contiguity", choices=("none", "convex", "chain"), default="convex",
+                    help="none; convex (each device's forward set convex, their IP); chain (their DP)")
+    dp.add_argument("--expert", default=None, help="their placement JSON to keep as the expert split")
     im.set_defaults(func=cmd_import)
 
     ge = sub.add_parser("generate", help="a seeded random DNN graph")
@@ -499,6 +527,8 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--option", action="append", metavar="NAME=VALUE",
                     help="any other option the algorithm declares (see `splitopt families`)")
     so.add_argument("--json", action="store_true", help="machine-readable output")
+    so.add_argument("--export-placement", default=None, metavar="FILE",
+                    help="also write the placement in msr-fiddle/dnn-partitioning's JSON shape (device model)")
     so.add_argument("--repeat", type=int, default=None, metavar="R",
                     help="run R more times and report warm min/median time apart from the first (cold) call")
     owners: dict[str, str] = {}  # option dest -> the family that defines it
