@@ -563,10 +563,18 @@ class _BnB:
                 # bisection for the first end whose water-filling bound is below the incumbent
                 lo, hi = pos, self.L - 1
                 pre = self.prefix_flop
+                if left == 1:  # the rest is one run on one other node: its compute alone bounds the end
+                    lasts = [c for c in range(self.N) if c != b and not (self.contiguous and self.used[c])]
+
+                    def ok(e):
+                        return min(((self.W[c] + self.suffix_flop[e + 1]) / self.eta[c] for c in lasts),
+                                   default=math.inf) < thr
+                else:
+                    def ok(e):
+                        return self._wf_at(e, b, pre[e + 1] - pre[pos]) < thr and self.suffix_layer[e + 1] < thr
                 while lo < hi:
                     mid = (lo + hi) // 2
-                    if self._wf_at(mid, b, pre[mid + 1] - pre[pos]) < thr and \
-                            self.suffix_layer[mid + 1] < thr:
+                    if ok(mid):
                         hi = mid
                     else:
                         lo = mid + 1
