@@ -31,7 +31,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py grouping benchmarks/grouping.py
 	$(BIN)/python benchmarks/record.py runner benchmarks/runner.py
 	$(BIN)/python benchmarks/record.py graph_io benchmarks/graph_io.py
-	$(BIN)/python benchmarks/record.py throughput benchmarks/throughput.py
+	$(BIN)/python benchmarks/record.py throughput benchmarks/throughput.py --quick --milp-limit 30
 
 # executes every notebook in place (installs the notebooks extra: jupyterlab, nbconvert);
 # open them with `.venv/bin/jupyter lab notebooks/`

@@ -21,6 +21,23 @@ bounds a subtree by the transfers of its padded leaf (the prefix padded with its
 * **Constraints** the paper lacks, enforced while branching: split cap, pins, node memory,
   contiguity (one run per node).
 
+Additions for speed (none in the paper; each keeps the search exact):
+
+* **Root bound from the compute relaxation** (:class:`~splitopt.solvers.throughput.bounds.Makespan`):
+  makespan on uniform machines of the layers, after merging layers joined by a tensor that alone
+  takes at least the incumbent period on the fastest link (they share a node in every better
+  placement). ``min(incumbent, relaxation)`` bounds the optimum; the search ends as soon as an
+  incumbent meets it.
+* **Quota-guided incumbent searches**: depth-first in the layer order, every node gets exactly the
+  (large) components the relaxation's optimum gives it, only the transfers are searched. On YOLOv2
+  with 3-6 heterogeneous nodes this meets the root bound at once (uncapped optimum proved in ms).
+* **Runs under a cap** (``max_splits <= RUN_CAP``): branch on whole runs ``pos..e`` on one node;
+  the window of ends is cut by monotone bounds (node and link times grow with ``e``, water-filling of
+  the rest shrinks, found by bisection; with one split left the last run's compute bounds it), and
+  the last run is scored as a padded leaf.
+* **Node-level packing check** in the layer search: a child is pruned when the compute relaxation
+  of the remaining layers cannot fit below the incumbent (budgeted; "maybe" never prunes).
+
 It reports the nodes explored and, when stopped by ``time_limit`` or ``node_limit``, the proven
 bound (the smallest bound of any unexplored subtree) and the gap.
 """
