@@ -148,4 +148,5 @@ FAMILY = Family(
     make=make,
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
+    claims="splitopt.solvers.throughput.claims:claims",
 )

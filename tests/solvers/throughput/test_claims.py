@@ -67,3 +67,12 @@ def test_fig5_gain_against_rlt():
     gain = (sum(inst.flop) / 5e9) / evaluate(inst, m.assignment)[0]
     assert m.status == "optimal"
     assert re.search(r"N=2: ([0-9.]+)x", r["our_value"]).group(1) == f"{gain:.2f}"
+
+
+def test_audit_lists_and_runs_seed_004_claims():
+    from splitopt.validation import audit
+
+    ids = [c.id for c in audit.claims_of("throughput")]
+    assert {"004-eq8", "004-skip", "004-eq12", "004-fig5", "004-table2"} <= set(ids)
+    (row,) = audit.run(["throughput"], only=["004-table2"])
+    assert row.verdict == "refuted" and float(row.value) == round(1.4 / 1.57, 3)
