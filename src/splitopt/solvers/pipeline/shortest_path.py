@@ -166,17 +166,29 @@ def threshold_search(T: Tables, W: Weights, best: float = INF, *, critical=(), o
 
 
 def solve(instance: PipelineInstance, *, order: str = "descending", b: int | None = None,
-          max_critical: int = 12, time_limit: float | None = None, node_limit: int | None = None) -> AlgoResult:
+          max_critical: int = 12, time_limit: float | None = None, node_limit: int | None = None,
+          restrict=None) -> AlgoResult:
     """Exact joint optimum over cuts, placement and ``b`` (every allowed ``b``, or only ``b``).
 
     Returns an :class:`~splitopt.families.AlgoResult` whose ``bound`` is a proven lower bound
     (equal to the value when ``status == "optimal"``); ``info``: ``b_candidates``,
     ``b_searched``, ``dps`` (topological DPs run), ``critical`` (largest critical set under
-    ``distinct``), ``nodes`` (branch-and-bound nodes under ``aggregate``)."""
+    ``distinct``), ``nodes`` (branch-and-bound nodes under ``aggregate``). ``restrict(weights)``
+    may set arcs to ``inf`` in place (the baselines fix cuts or a server order that way); the
+    answer is then the optimum over the remaining arcs."""
     if order not in ORDERS:
         raise InstanceError("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
     dl = _Deadline(time_limit)
     T = Tables(instance)
+    if restrict is not None:
+        _weights = T.weights
+
+        def weights(bb, _w=_weights):
+            W = _w(bb)
+            restrict(W)
+            return W
+
+        T.weights = weights
     bs = candidate_bs(instance, None if b is None else (_check_b(instance, b),))
     stats: dict = {"dps": 0, "critical": 0, "nodes": 0}
     scored = []
