@@ -184,7 +184,7 @@ def rlt_bound(G: PaperGraph) -> float:
 
     from splitopt.solvers.exact import HighsMatrix
 
-    I, N, K = G.I, G.N, G.K
+    I, K = G.I, G.K
     cols, cost = {}, []
 
     def col(key, c):

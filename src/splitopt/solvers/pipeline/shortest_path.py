@@ -65,7 +65,7 @@ import numpy as np
 from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
-from splitopt.models.pipeline import Plan, evaluate_plan, make_assignment, xi
+from splitopt.models.pipeline import Plan, evaluate_plan, make_assignment
 from splitopt.solvers.pipeline.graph import DP, INF, Path, Tables, Weights
 
 ORDERS = ("descending", "ascending")
@@ -222,7 +222,7 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
             if not done:
                 lower = min(lower, lbb)
     status = "optimal"
-    if placement == "aggregate" and best[2] is not None:
+    if placement == "aggregate":
         status, lower = _aggregate(instance, T, scored, best, stats, dl, node_limit, lower)
     if best[2] is None:
         if math.isfinite(lower):
@@ -280,7 +280,8 @@ def _distinct(T, W, best, order, max_critical, stats, dl) -> tuple[bool, float]:
 def _aggregate(instance, T, scored, best, stats, dl, node_limit, lower):
     """Depth-first branch and bound for ``placement="aggregate"`` (module docstring), starting from
     the ``distinct`` incumbent in ``best``; returns ``(status, lower bound of unfinished work)``."""
-    inc = [evaluate_plan(instance, Plan(best[1], best[2].cuts, best[2].servers))[0], best[1], best[2]]
+    inc = [INF, None, None] if best[2] is None else \
+        [evaluate_plan(instance, Plan(best[1], best[2].cuts, best[2].servers))[0], best[1], best[2]]
     stopped = False
     for lb, bb in scored:
         if lb >= inc[0]:
