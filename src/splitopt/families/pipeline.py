@@ -13,7 +13,17 @@ Algorithms are declared in :data:`ALGORITHMS`; a new one is one :class:`Algorith
 from __future__ import annotations
 
 from splitopt.errors import InstanceError, check_number
-from splitopt.families import NODE_LIMIT, TIME_LIMIT, Algorithm, Family, Option, SetRecipes, arg
+from splitopt.families import (
+    MIP_GAP,
+    NODE_LIMIT,
+    SOLVER_OPTIONS,
+    TIME_LIMIT,
+    Algorithm,
+    Family,
+    Option,
+    SetRecipes,
+    arg,
+)
 from splitopt.instances.pipeline import (
     BOTTLENECKS,
     CLIENT_SPLITS,
@@ -135,6 +145,8 @@ _K = Option("K", int, None, "submodels forced by Algorithm 1's graph (default ma
 _SEED = Option("seed", int, 0, "seed of the random cut or placement")
 _SP = (_ORDER, _MAX_CRITICAL, TIME_LIMIT, NODE_LIMIT)
 
+_MILP = SOLVER_OPTIONS + (MIP_GAP,)
+
 ALGORITHMS = {a.name: a for a in (
     Algorithm("shortest_path", S + "shortest_path:solve", "exact",
               "corrected bottleneck-aware shortest path, joint over b (distinct: state-space relaxation; "
@@ -142,6 +154,26 @@ ALGORITHMS = {a.name: a for a in (
     Algorithm("shortest_path_ascending", S + "shortest_path:solve", "exact",
               "the same with ascending thresholds and the min-sum early stop (digest §3.5 as written)",
               options=_SP[1:], fixed={"order": "ascending"}),
+    Algorithm("milp", S + "milp:solve_best", "formulation",
+              "the exact MILP that fits the placement (C distinct, B revisit, A aggregate), one per allowed b",
+              options=_MILP),
+    Algorithm("milp_c", S + "milp:solve_c", "formulation",
+              "Formulation C (digest §8.1): layer-to-node binaries, McCormick transfers; distinct; loop over b",
+              options=_MILP),
+    Algorithm("milp_a", S + "milp:solve_a", "formulation",
+              "Formulation A (digest §8.2): stage variables, exact RLT products; every placement; loop over b",
+              options=_MILP),
+    Algorithm("milp_b", S + "milp:solve_b", "formulation",
+              "Formulation B (digest §8.3): arc flow on the split/placement DAG; revisit, distinct; loop over b",
+              options=_MILP),
+    Algorithm("milp_joint", S + "milp:solve_joint", "formulation",
+              "Formulation C over every allowed b at once, with choice binaries (digest §8.5 ii); distinct",
+              options=_MILP),
+    Algorithm("lp_rlt", S + "milp:lp_rlt", "relaxation",
+              "LP relaxation of Formulation A with RLT level-1 products (the paper's Appendix B bound), min over b",
+              options=SOLVER_OPTIONS),
+    Algorithm("lp_plain", S + "milp:lp_plain", "relaxation",
+              "LP relaxation of Formulation A with plain McCormick products, min over b", options=SOLVER_OPTIONS),
     Algorithm("bruteforce", S + "bruteforce:bruteforce", "exact",
               "enumeration of every b, cut set and server sequence, scored by the evaluator (tiny instances)"),
     Algorithm("algorithm1", S + "paper:algorithm1", "paper",
@@ -169,8 +201,8 @@ FAMILY = Family(
     evaluate=evaluate,
     algorithms=ALGORITHMS,
     default_algorithm="shortest_path",
-    reference_algorithm="bruteforce",
-    relaxations=(),
+    reference_algorithm="milp",
+    relaxations=("lp_rlt", "lp_plain"),
     describe=describe,
     render=render,
     sense="min",

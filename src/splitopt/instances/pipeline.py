@@ -640,13 +640,12 @@ def profile_instance(profile: str | Mapping, *, n_clients: int = 5, n_servers: i
     if isinstance(profile, str):
         if profile not in PROFILES:
             raise InstanceError("profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
-        name = profile
+        kw.setdefault("name", f"{profile}-M{n_clients}-N{n_servers}-s{seed}")
         profile = PROFILES[profile]()
     else:
-        name = kw.pop("name", "profile")
+        kw.setdefault("name", f"profile-M{n_clients}-N{n_servers}-s{seed}")
     rng = np.random.default_rng([seed, 1001])
     plat = table2_platform(rng, n_clients, n_servers, band=band)
-    kw.setdefault("name", f"{name}-M{n_clients}-N{n_servers}-s{seed}")
     return PipelineInstance.from_profile(profile, **plat, **kw)
 
 
