@@ -31,6 +31,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py grouping benchmarks/grouping.py
 	$(BIN)/python benchmarks/record.py runner benchmarks/runner.py
 	$(BIN)/python benchmarks/record.py graph_io benchmarks/graph_io.py
+	$(BIN)/python benchmarks/record.py pipeline benchmarks/pipeline.py
 
 # executes every notebook in place (installs the notebooks extra: jupyterlab, nbconvert);
 # open them with `.venv/bin/jupyter lab notebooks/`

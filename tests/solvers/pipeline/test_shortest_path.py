@@ -135,3 +135,14 @@ def test_bad_options():
         shortest_path.solve(inst, order="sideways")
     with pytest.raises(InstanceError, match="b"):
         shortest_path.solve(inst, b=inst.batch + 1)
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("seed", range(2))
+def test_equals_milp(placement, seed):
+    """The exact search = the MILP that fits the placement (Formulation C, B or A, HiGHS)."""
+    from splitopt.solvers.pipeline import milp
+
+    inst = small(seed + 40, placement).with_(memory="paper")  # the MILPs model Eq. 11 memory only
+    ref = milp.solve_best(inst)
+    assert close(value(inst, shortest_path.solve(inst).assignment), value(inst, ref.assignment), 1e-7)

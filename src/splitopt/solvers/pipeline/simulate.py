@@ -76,8 +76,17 @@ def _ops(instance: PipelineInstance, plan):
     Fc, Bc, items = stage_items(instance, plan)
     names = instance.clients
 
-    def key(k):
-        return "/".join(str(x) for x in k)
+    seen: dict = {}
+
+    def key(k, lab):
+        # a readable resource name: the first stage label of that resource (under ``resource`` the
+        # FP/BP prefix goes, as both directions share it)
+        if k not in seen:
+            name = lab.replace("link FP ", "link ").replace("link BP ", "link ") if res else lab
+            if res:
+                name = name.replace("FP ", "GPU ", 1).replace("BP ", "GPU ", 1)
+            seen[k] = name
+        return seen[k]
 
     cF = [(f"client {names[m]}" if res else f"client {names[m]} FP", Fc[m]) for m in range(len(Fc))]
     cB = [(f"client {names[m]}" if res else f"client {names[m]} BP", Bc[m]) for m in range(len(Bc))]
@@ -85,7 +94,7 @@ def _ops(instance: PipelineInstance, plan):
     bwd = []
     pos = 0
     for lab, t, ks, kr in items:
-        r = key(kr if res else ks)
+        r = key(kr if res else ks, lab)
         is_bwd = lab.startswith("BP") or lab.startswith("link BP")
         if lab.startswith("FP"):
             pos += 1
