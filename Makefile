@@ -34,6 +34,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py sweep benchmarks/sweep.py
 	$(BIN)/python benchmarks/record.py workloads benchmarks/workloads.py
 	$(BIN)/python benchmarks/record.py throughput benchmarks/throughput.py --quick --milp-limit 30
+	$(BIN)/python benchmarks/record.py pipeline benchmarks/pipeline.py
 
 # executes every notebook in place (installs the notebooks extra: jupyterlab, nbconvert);
 # open them with `.venv/bin/jupyter lab notebooks/`

@@ -13,7 +13,17 @@ Algorithms are declared in :data:`ALGORITHMS`; a new one is one :class:`Algorith
 from __future__ import annotations
 
 from splitopt.errors import InstanceError, check_number
-from splitopt.families import MIP_GAP, SOLVER_OPTIONS, Algorithm, Family, SetRecipes, arg
+from splitopt.families import (
+    MIP_GAP,
+    NODE_LIMIT,
+    SOLVER_OPTIONS,
+    TIME_LIMIT,
+    Algorithm,
+    Family,
+    Option,
+    SetRecipes,
+    arg,
+)
 from splitopt.instances.pipeline import (
     BOTTLENECKS,
     CLIENT_SPLITS,
@@ -125,9 +135,25 @@ def override(instance: PipelineInstance, args) -> PipelineInstance:
     return instance.with_(**ch) if ch else instance
 
 
+_ORDER = Option("order", str, "descending",
+                "threshold order of the bottleneck-aware search: descending (path-skip, default) or ascending "
+                "(digest §3.5); both exact")
+_MAX_CRITICAL = Option("max_critical", int, 12,
+                       "distinct: largest set of servers whose reuse the DP tracks (2^k states); beyond it the "
+                       "answer is the best distinct plan with a proven bound")
+_K = Option("K", int, None, "submodels forced by Algorithm 1's graph (default max_submodels or min(I, N + 1))")
+_SEED = Option("seed", int, 0, "seed of the random cut or placement")
+_SP = (_ORDER, _MAX_CRITICAL, TIME_LIMIT, NODE_LIMIT)
+
 _MILP = SOLVER_OPTIONS + (MIP_GAP,)
 
 ALGORITHMS = {a.name: a for a in (
+    Algorithm("shortest_path", S + "shortest_path:solve", "exact",
+              "corrected bottleneck-aware shortest path, joint over b (distinct: state-space relaxation; "
+              "aggregate: branch and bound)", options=_SP),
+    Algorithm("shortest_path_ascending", S + "shortest_path:solve", "exact",
+              "the same with ascending thresholds and the min-sum early stop (digest §3.5 as written)",
+              options=_SP[1:], fixed={"order": "ascending"}),
     Algorithm("milp", S + "milp:solve_best", "formulation",
               "the exact MILP that fits the placement (C distinct, B revisit, A aggregate), one per allowed b",
               options=_MILP),
@@ -150,6 +176,23 @@ ALGORITHMS = {a.name: a for a in (
               "LP relaxation of Formulation A with plain McCormick products, min over b", options=SOLVER_OPTIONS),
     Algorithm("bruteforce", S + "bruteforce:bruteforce", "exact",
               "enumeration of every b, cut set and server sequence, scored by the evaluator (tiny instances)"),
+    Algorithm("algorithm1", S + "paper:algorithm1", "paper",
+              "Algorithm 1 as printed over every b: descending edges, RLT LP bound (HiGHS), sum-as-bottleneck, "
+              "exactly K parts, last compute on no edge", options=(_K, TIME_LIMIT)),
+    Algorithm("theorem1", S + "paper:theorem1", "paper",
+              "exact plan at b0 = 20, then Theorem 1's closed-form b with T_1 frozen"),
+    Algorithm("bcd", S + "paper:bcd", "paper",
+              "Algorithm 2 (BCD) as printed: exact MSP step, Theorem 1 b step with T_1 frozen (stalls near 20)"),
+    Algorithm("bcd_alg1", S + "paper:bcd", "paper",
+              "Algorithm 2 with Algorithm 1 as printed for the MSP step", options=(_K,), fixed={"msp": "paper"}),
+    Algorithm("bcd_exact_b", S + "paper:bcd", "heuristic",
+              "BCD with an exact 1-D b step (monotone descent, no optimality claim)", fixed={"b_step": "exact"}),
+    Algorithm("rc_op", S + "baselines:rc_op", "baseline",
+              "RC+OP: random cuts, optimal placement and b", options=(_SEED,)),
+    Algorithm("rp_oc", S + "baselines:rp_oc", "baseline",
+              "RP+OC: random server order, optimal cuts and b", options=(_SEED,)),
+    Algorithm("no_pipeline", S + "baselines:no_pipeline", "baseline",
+              "No Pipeline: b = B, optimal cuts and placement"),
 )}
 
 FAMILY = Family(
@@ -157,7 +200,7 @@ FAMILY = Family(
     instance_type=PipelineInstance,
     evaluate=evaluate,
     algorithms=ALGORITHMS,
-    default_algorithm="milp",
+    default_algorithm="shortest_path",
     reference_algorithm="milp",
     relaxations=("lp_rlt", "lp_plain"),
     describe=describe,
