@@ -1,7 +1,8 @@
 """The device-model MILP (:func:`splitopt.models.throughput_device.build_milp`) solved by an exact
 solver, and its LP relaxation as a bound.
 
-The model is capped by the incumbent of the linearised DP (``T <= incumbent``): HiGHS then prunes
+The model is capped by the incumbent of the linearised DP or the ideal branch and bound's chain
+solution (``T <= incumbent``): HiGHS then prunes
 with it from the start; if the solver stops without a better solution, the incumbent is returned
 with the solver's proven bound (status ``time_limit`` unless the bound closes the gap)."""
 
@@ -15,21 +16,36 @@ from splitopt.instances.throughput_device import DeviceInstance
 from splitopt.models.throughput_device import assignment_from_milp, build_milp, evaluate, work_bound
 
 
-def _incumbent(instance: DeviceInstance):
+def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
+    """The better of the linearised DP and, for ``convex``/``none`` contiguity, the ideal branch and
+    bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
+    tenth of the time limit, at most 5 s): ``(assignment, value)`` or ``(None, inf)``."""
+    from splitopt.solvers.throughput import device_ideals
     from splitopt.solvers.throughput.device_baselines import linearised_dp
 
+    best, best_v = None, math.inf
     try:
         a = linearised_dp(instance).assignment
-        return a, evaluate(instance, a)[0]
+        best, best_v = a, evaluate(instance, a)[0]
     except (InstanceError, InfeasibleSolution):
-        return None, math.inf
+        pass
+    if instance.contiguity != "chain":
+        lim = 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
+        try:
+            r = device_ideals.solve(instance.with_(contiguity="chain"), time_limit=lim)
+            v = evaluate(instance, r.assignment)[0]
+            if v < best_v:
+                best, best_v = r.assignment, v
+        except (InstanceError, InfeasibleSolution):
+            pass
+    return best, best_v
 
 
 def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | None = None,
           mip_gap: float | None = None, symmetry: bool = True, use_incumbent: bool = True) -> AlgoResult:
     from splitopt.solvers import exact
 
-    inc, inc_val = _incumbent(instance) if use_incumbent else (None, math.inf)
+    inc, inc_val = _incumbent(instance, time_limit) if use_incumbent else (None, math.inf)
     lb, lbs = combinatorial_bound(instance)
     info: dict = {"bounds": lbs}
     if inc is not None and inc_val <= lb * (1 + 1e-12):
