@@ -369,10 +369,13 @@ def generate_mixed(seed: int) -> DeviceInstance:
     rng = np.random.default_rng([seed, 22022])
     training = bool(rng.random() < 0.3)
     k = int(rng.integers(1, 4))
-    return generate(seed, n_nodes=int(rng.integers(4, 8 if not training else 6)), n_accelerators=k,
-                    n_cpus=int(rng.integers(0, 2)) if k > 1 else 1, training=training,
-                    objective=str(rng.choice(OBJECTIVES)), contiguity=str(rng.choice(CONTIGUITIES)),
-                    name=f"device-mixed-s{seed}")
+    l_ = int(rng.integers(0, 2)) if k > 1 else 1
+    # without a CPU core nothing may be unsupported or memory-bound (always feasible: one accelerator
+    # takes all); with one, the CPU core can take everything
+    extra = {} if l_ else {"unsupported": 0, "memory": False}
+    return generate(seed, n_nodes=int(rng.integers(4, 8 if not training else 6)), n_accelerators=k, n_cpus=l_,
+                    training=training, objective=str(rng.choice(OBJECTIVES)),
+                    contiguity=str(rng.choice(CONTIGUITIES)), name=f"device-mixed-s{seed}", **extra)
 
 
 __all__ = ["DeviceInstance", "OBJECTIVES", "CONTIGUITIES", "generate", "generate_mixed"]
