@@ -24,7 +24,13 @@ msr-fiddle/dnn-partitioning, read for the model, not copied). Instance semantics
     class ``g`` only if accelerator ``j-1`` holds a class before ``g`` (devices ordered by their
     first class); the same for CPU cores; for ``chain``, used positions form a prefix;
   - valid inequalities: ``T >= (total work lower bound) / devices`` (the water-filling bound of
-    :func:`work_bound`), ``T >=`` each class's cheapest load.
+    :func:`work_bound`), ``T >=`` each class's cheapest load, and ``T >=`` any proven bound the
+    caller passes (``lower_bound``: the device MILP solver passes the best of the work, pigeonhole
+    (:func:`cardinality_bound`) and isolation min-cut bounds);
+  - numerics (ours): tensors, compute times and memory sizes below 1e-7 of their unit are dropped
+    (a relaxation: the bound stays valid, the evaluator scores every solution with the true data),
+    and memory rows are omitted when everything fits on one accelerator, so the coefficient range
+    stays below the 1e9 that :mod:`splitopt.solvers.exact.highs` trusts.
 """
 
 from __future__ import annotations
@@ -374,7 +380,11 @@ def build_milp(instance: DeviceInstance, *, symmetry: bool = True, valid_inequal
 
     def part_time(key, g, part):
         f, b = split[key][g]
-        return (f + b if part is None else (b if part else f)) / unit
+        v = (f + b if part is None else (b if part else f)) / unit
+        # below 1e-7 of the unit dropped, like the tiny tensors (a relaxation: loads only shrink, the
+        # bound stays valid, the evaluator scores the solution with the true times); it keeps the
+        # coefficient range of the operator graphs (bert_l-3: 1.5e-8) within what HiGHS certifies
+        return v if v >= 1e-7 else 0.0
 
     def acc_expr(d, part):
         e = sum(part_time("acc", g, part) * m.x[g, d] for g in range(G))
