@@ -73,3 +73,18 @@ def test_device_sets_list_and_load():
     ds = list(get_set("device-random").members())
     assert len(ds) == 100
     assert all(isinstance(m.load(), DeviceInstance) for m in ds[:5])
+
+
+def test_device_set_validation_resumes(tmp_path):
+    # the store holds device_milp (the per-instance reference), not the family's rlt: a re-run skips
+    from splitopt.instances.sets import get_set
+    from splitopt.validation.runner import run_validation
+
+    store = tmp_path / "runs.sqlite"
+    s = get_set("device-random:3")
+    first = run_validation(s, algorithms="device_bruteforce", store=store, progress=False)
+    assert first.attrs["tasks"] == 3
+    row = first.set_index("algorithm").loc["device_bruteforce"]
+    assert row["agreements"] == 3
+    again = run_validation(s, algorithms="device_bruteforce", store=store, progress=False)
+    assert again.attrs["tasks"] == 0 and again.attrs["skipped"] == 3
