@@ -7,7 +7,9 @@ For every workload (max-load objective):
   DP value and the peer's DP time (measured on its own C++ code, from the data README: same kind of
   machine, wall time including reading the JSON) and the ratio;
 * contiguous (``convex``, the peer's IP model) and non-contiguous (``none``): the device MILP through
-  HiGHS with a 60 s limit: time, status, value, proven bound and gap;
+  HiGHS with a 60 s limit: time, status, value, proven bound, gap and where the bound comes from
+  (the solver, or the combinatorial work / pigeonhole / isolation bound); then, non-contiguous, the
+  time to a solution proven within 0.1 % (``mip_gap=1e-3``: the issue's target);
 * baselines scored by our evaluator, gap to the best proven value of the same contiguity: the
   linearised DP (PipeDream-style), the local search (10 restarts; non-contiguous), the expert split
   (where shipped).
@@ -57,8 +59,8 @@ def main(argv=None):
     if not args.skip_milp:
         print(f"\n## Device MILP through HiGHS ({args.time_limit:g} s limit), convex contiguity (the peer's IP model) "
               "and non-contiguous\n")
-        print("| workload | contiguity | status | value (ms) | bound (ms) | gap | time |")
-        print("|---|---|---|---|---|---|---|")
+        print("| workload | contiguity | status | value (ms) | bound (ms) | gap | time | bound from |")
+        print("|---|---|---|---|---|---|---|---|")
         for name in PACKAGED:
             for cont in ("convex", "none"):
                 inst = load_packaged(name, contiguity=cont)
@@ -68,8 +70,24 @@ def main(argv=None):
                 g = (s.objective - s.bound) / s.objective * 100 if s.bound is not None else float("nan")
                 if s.status == "optimal":
                     best[name, cont] = s.objective
+                lbs = s.info.get("bounds", {})
+                src = s.info.get("proof") or ("solver" if s.bound is not None and s.bound > max(lbs.values(), default=0)
+                                              * (1 + 1e-12) else max(lbs, key=lbs.get, default="solver"))
                 print(f"| {name} | {cont} | {s.status} | {s.objective / MS:.10g} | "
-                      f"{(s.bound or 0) / MS:.10g} | {g:.3f} % | {t:.1f} s |")
+                      f"{(s.bound or 0) / MS:.10g} | {g:.3f} % | {t:.1f} s | {src} |")
+        print(f"\n## Non-contiguous: time to a solution proven within 0.1 % (device MILP, mip_gap 1e-3, "
+              f"{args.time_limit:g} s limit)\n")
+        print("| workload | status | value (ms) | bound (ms) | gap | time | target (< 0.1 % in < 60 s) |")
+        print("|---|---|---|---|---|---|---|")
+        for name in PACKAGED:
+            inst = load_packaged(name, contiguity="none")
+            t0 = time.perf_counter()
+            s = solve(inst, "device_milp", time_limit=args.time_limit, mip_gap=1e-3)
+            t = time.perf_counter() - t0
+            g = (s.objective - s.bound) / s.objective * 100 if s.bound is not None else float("nan")
+            ok = "met" if g <= 0.1 and t < 60 else "NOT met"
+            print(f"| {name} | {s.status} | {s.objective / MS:.10g} | {(s.bound or 0) / MS:.10g} | {g:.3f} % | "
+                  f"{t:.1f} s | {ok} |")
 
     print("\n## Baselines (our evaluator), gap to the proven optimum of the same contiguity\n")
     print("| workload | linearised DP (chain) | expert (chain check) | local search (none) |")

@@ -202,6 +202,23 @@ class Family:
     sweep: str | None = None
     # ``splitopt audit``: "module:function", function() -> list of splitopt.validation.audit.Claim
     claims: str | None = None
+    # one family, several instance types (issue 11: the throughput family's device instances):
+    # reference_for(instance) -> (reference algorithm, relaxations) for that instance, or None for
+    # the family-wide reference_algorithm and relaxations
+    reference_for: Callable[[Any], tuple[str, tuple[str, ...]] | None] | None = None
+
+    def reference(self, instance: Any) -> tuple[str, tuple[str, ...]]:
+        """``(reference algorithm, relaxations)`` the harness uses for ``instance``: the family's
+        :attr:`reference_algorithm` and :attr:`relaxations` unless :attr:`reference_for` declares
+        others for this instance."""
+        got = self.reference_for(instance) if self.reference_for is not None else None
+        if got is None:
+            return self.reference_algorithm, tuple(self.relaxations)
+        ref, relax = got
+        for a in (ref, *relax):
+            if a not in self.algorithms:
+                raise ValueError(f"family {self.name!r}: reference_for named {a!r}, not one of its algorithms")
+        return ref, tuple(relax)
 
     def __post_init__(self):
         for a in (self.default_algorithm, self.reference_algorithm, *self.relaxations):

@@ -137,6 +137,7 @@ FAMILY = Family(
     default_algorithm="bnb",
     reference_algorithm="rlt",
     relaxations=("lp_rlt", "lp_mccormick"),
+    reference_for=_device.reference_for,  # device instances: device_milp / device_lp (issue 11)
     describe=describe,
     render=render,
     sense="min",

@@ -65,6 +65,16 @@ def merge(links_algorithms: dict) -> dict:
     return out
 
 
+def reference_for(instance) -> tuple[str, tuple[str, ...]] | None:
+    """The harness's exact reference for a device instance: the device MILP (``device_milp``, any
+    contiguity; its certificate adds the combinatorial bounds) with its LP relaxation
+    (``device_lp``); ``None`` (the family's ``rlt``) for links-model instances, which ``rlt``
+    handles and ``device_milp`` declines."""
+    if isinstance(instance, DeviceInstance):
+        return "device_milp", ("device_lp",)
+    return None
+
+
 def describe(instance: DeviceInstance) -> dict:
     return {"family": "throughput", "comm_model": "device", "name": instance.name, "nodes": instance.n_nodes,
             "tensors": len(instance.tensors), "accelerators": instance.n_accelerators, "cpu_cores": instance.n_cpus,
@@ -90,4 +100,4 @@ def render(instance: DeviceInstance, solution) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["DEVICE_ALGORITHMS", "guard", "merge", "describe", "render"]
+__all__ = ["DEVICE_ALGORITHMS", "guard", "merge", "describe", "render", "reference_for"]

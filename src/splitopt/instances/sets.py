@@ -304,6 +304,21 @@ def _graphs(kind: str):
     return factory
 
 
+def _workloads(st: InstanceSet, n: int | None):
+    from splitopt.instances.importers.dnn_partitioning import PACKAGED, load_workload
+
+    for name in list(PACKAGED)[: n or None]:
+        for cont in ("chain", "none"):
+            yield Member(f"throughput/workloads/{name}/{cont}", "callable", "throughput", (load_workload, name, cont))
+
+
+def _device_random(st: InstanceSet, n: int | None):
+    from splitopt.instances.throughput_device import generate_mixed
+
+    for s in range(100 if n is None else n):
+        yield Member(f"throughput/device/seed={s}", "callable", "throughput", (generate_mixed, s))
+
+
 def _builtin_sets() -> dict[str, tuple[str, Callable[[InstanceSet, int | None], Iterable[Member]]]]:
     """``quick``, ``<family>-random`` for each family with a random recipe, ``zoo``, ``pipedream``."""
     from splitopt.families import family_names, get_family
@@ -317,6 +332,10 @@ def _builtin_sets() -> dict[str, tuple[str, Callable[[InstanceSet, int | None], 
         if fam.sets.random is not None and fam.generate is not None:
             out[f"{name}-random"] = (f"{name} family, generated, seeds 0..N-1 (N={fam.sets.random_seeds})",
                                      _random(name))
+    out["workloads"] = ("the four shipped dnn-partitioning workloads (throughput, device model), contiguity chain and "
+                        "none (issue 11)", _workloads)
+    out["device-random"] = ("throughput family, device model, generated (generate_mixed), seeds 0..N-1 (N=100)",
+                            _device_random)
     out["zoo"] = ("every zoo architecture through every family (Family.generate(seed, graph=...))", _graphs("zoo"))
     out["pipedream"] = ("every packaged PipeDream profile through every family", _graphs("pipedream"))
     return out

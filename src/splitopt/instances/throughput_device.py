@@ -361,4 +361,21 @@ def generate(seed: int, n_nodes: int = 7, n_accelerators: int = 2, n_cpus: int =
                           name=name or f"device-{n}x{n_accelerators}+{n_cpus}-s{seed}")
 
 
-__all__ = ["DeviceInstance", "OBJECTIVES", "CONTIGUITIES", "generate"]
+def generate_mixed(seed: int) -> DeviceInstance:
+    """A small :func:`generate` instance whose shape is drawn from the seed as well (4-7 forward
+    nodes, 1-3 accelerators, 0-1 CPU core, inference or training, both objectives, every
+    contiguity): the members of the ``device-random`` validation set, small enough for
+    ``device_bruteforce``."""
+    rng = np.random.default_rng([seed, 22022])
+    training = bool(rng.random() < 0.3)
+    k = int(rng.integers(1, 4))
+    l_ = int(rng.integers(0, 2)) if k > 1 else 1
+    # without a CPU core nothing may be unsupported or memory-bound (always feasible: one accelerator
+    # takes all); with one, the CPU core can take everything
+    extra = {} if l_ else {"unsupported": 0, "memory": False}
+    return generate(seed, n_nodes=int(rng.integers(4, 8 if not training else 6)), n_accelerators=k, n_cpus=l_,
+                    training=training, objective=str(rng.choice(OBJECTIVES)),
+                    contiguity=str(rng.choice(CONTIGUITIES)), name=f"device-mixed-s{seed}", **extra)
+
+
+__all__ = ["DeviceInstance", "OBJECTIVES", "CONTIGUITIES", "generate", "generate_mixed"]

@@ -289,9 +289,10 @@ def reference_facts(fam: Family, instance: Any, solver: str = "highs", time_limi
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    ref = run_algorithm(fam, instance, fam.reference_algorithm, solver, time_limit)
+    ref_name, relaxations = fam.reference(instance)
+    ref = run_algorithm(fam, instance, ref_name, solver, time_limit)
     relax = {r: run_algorithm(fam, instance, r, solver, time_limit)
-             for r in fam.relaxations if r != fam.reference_algorithm}
+             for r in relaxations if r != ref_name}
     lp = next(iter(relax.values()), None)
     facts = {"ref": ref, "relax": relax, **_derived(fam, ref, lp)}
     _CACHE[key] = facts
@@ -360,7 +361,8 @@ def validate_instance(instance: Any, algorithms: Iterable[str] | None = None, so
     """
     fam = family_of(instance)
     wanted = list(fam.algorithms) if algorithms is None else [a for a in algorithms if a in fam.algorithms]
-    names = [fam.reference_algorithm] + [a for a in wanted if a != fam.reference_algorithm]
+    ref_name, _relaxations = fam.reference(instance)
+    names = [ref_name] + [a for a in wanted if a != ref_name]
     skip = set(skip)
     names = [a for a in names if a not in skip]
     if not names:
@@ -373,7 +375,7 @@ def validate_instance(instance: Any, algorithms: Iterable[str] | None = None, so
     common = {**_base_row(meta or {}), "instance_hash": h, "family": fam.name, "solver": solver,
               "size": _graph_size(fam, instance, desc), "describe": _json_or_none(desc), "sense": fam.sense}
 
-    need_ref_run = reference is None or fam.reference_algorithm in names
+    need_ref_run = reference is None or ref_name in names
     facts: dict[str, Any]
     if need_ref_run:
         facts = reference_facts(fam, instance, solver, time_limit, h)
@@ -387,21 +389,21 @@ def validate_instance(instance: Any, algorithms: Iterable[str] | None = None, so
     rows = []
     for name in names:
         algo = fam.algorithms[name]
-        if name == fam.reference_algorithm and facts.get("ref") is not None:
+        if name == ref_name and facts.get("ref") is not None:
             run = facts["ref"]
         elif name in (facts.get("relax") or {}):
             run = facts["relax"][name]
         else:
             run = run_algorithm(fam, instance, name, solver, time_limit)
         row = {**common, **ref_facts, "algorithm": name, "kind": algo.kind,
-               "is_reference": int(name == fam.reference_algorithm),
+               "is_reference": int(name == ref_name),
                "exact_algorithm": int(bool(algo.exact)), "paper": int(bool(algo.paper)),
                "formulation": int(bool(algo.formulation)), "status": run.status, "objective": run.objective,
                "bound": run.bound, "seconds": run.seconds, "cold_seconds": run.cold_seconds, "error": run.error, "traceback": run.traceback,
                "assignment": _json_or_none(run.assignment), "finished_at": time.time()}
         if run.failed:
             row.update(outcome=run.status if run.status in FAILURE_OUTCOMES else "error", agree=None, gap=None)
-        elif name == fam.reference_algorithm:
+        elif name == ref_name:
             # a reference whose objective and bound disagree is recorded as such, never as "reference"
             row.update(outcome=NUMERICAL if run.status == NUMERICAL else "reference", agree=1, gap=0.0)
         elif exact_obj is None:
@@ -409,7 +411,7 @@ def validate_instance(instance: Any, algorithms: Iterable[str] | None = None, so
         else:
             outcome, gap = compare(run.objective, exact_obj, fam.sense, facts["scale"])
             row.update(outcome=outcome, agree=int(outcome == "agree"), gap=gap)
-        is_ref = name == fam.reference_algorithm
+        is_ref = name == ref_name
         row["speedup"] = (exact_secs / run.seconds) if (exact_secs and run.seconds and not run.failed
                                                        and not is_ref) else None
         row["scale"] = facts["scale"]

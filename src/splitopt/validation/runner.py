@@ -142,7 +142,10 @@ def plan_tasks(members: Iterable[Member], algorithms: tuple[str, ...] | None, so
                 fam = None
             if fam is not None:
                 wanted = list(fam.algorithms) if algorithms is None else [a for a in algorithms if a in fam.algorithms]
-                needed = {fam.reference_algorithm, *wanted} - have
+                # a family with per-instance references (Family.reference_for): the stored reference row counts
+                ref_need = {fam.reference_algorithm} if fam.reference_for is None else (
+                    set() if d.get("reference") is not None else {"(reference)"})
+                needed = (ref_need | set(wanted)) - have
                 if not needed:
                     skipped += 1
                     continue

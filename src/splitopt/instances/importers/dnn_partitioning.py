@@ -258,6 +258,12 @@ def load_packaged(name: str, **kw) -> DeviceInstance:
     return inst
 
 
+def load_workload(name: str, contiguity: str = "chain") -> DeviceInstance:
+    """``load_packaged(name, contiguity=contiguity)`` with positional arguments: the loader of the
+    ``workloads`` validation set's members (:mod:`splitopt.instances.sets`)."""
+    return load_packaged(name, contiguity=contiguity)
+
+
 def write_json(obj: Any, path) -> None:
     from splitopt.instances.io import write_text_atomic
 

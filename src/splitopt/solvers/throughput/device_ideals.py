@@ -24,8 +24,9 @@ incumbent can pass through:
 
 Objectives: ``max-load`` (block value ``fwd + bwd``) and ``fwd+bwd`` (block values ``(fwd, bwd)``,
 objective ``max fwd + max bwd``: the memo keeps Pareto pairs). At a time or node limit the answer is
-the incumbent with the work bound (:func:`~splitopt.models.throughput_device.work_bound`) as its
-proven lower bound.
+the incumbent with the work, pigeonhole and isolation bounds
+(:func:`~splitopt.models.throughput_device.work_bound`,
+:func:`~splitopt.models.throughput_device.cardinality_bound`) as its proven lower bound.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import time
 from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput_device import DeviceInstance
-from splitopt.models.throughput_device import evaluate, work_bound
+from splitopt.models.throughput_device import cardinality_bound, evaluate, work_bound
 from splitopt.solvers.throughput.device_common import Contracted, assignment_from_blocks, isolation_bound
 
 
@@ -69,11 +70,12 @@ def solve(instance: DeviceInstance, time_limit: float | None = None, node_limit:
         v = evaluate(instance, incumbent)[0]
         if v < ub:
             ub, best_assign = v, list(incumbent)
-    lb = work_bound(instance)
+    lb = max(work_bound(instance), cardinality_bound(instance))
     iso, n_cuts = isolation_bound(con, instance, target=ub, max_cuts=2)
     # the exact integer flow value is rounded once to a double: step one ulp down to stay a bound
     lb = max(lb, math.nextafter(iso, 0.0) if iso > 0 else 0.0)
-    info = {"super_nodes": n, "isolation_cuts": n_cuts, "isolation_bound": iso, "work_bound": work_bound(instance)}
+    info = {"super_nodes": n, "isolation_cuts": n_cuts, "isolation_bound": iso, "work_bound": work_bound(instance),
+            "cardinality_bound": cardinality_bound(instance)}
     if best_assign is not None and lb >= ub * (1 - 1e-12):
         value = evaluate(instance, best_assign)[0]
         return AlgoResult(best_assign, status="optimal", bound=min(lb, value),

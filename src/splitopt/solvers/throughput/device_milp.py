@@ -1,7 +1,8 @@
 """The device-model MILP (:func:`splitopt.models.throughput_device.build_milp`) solved by an exact
 solver, and its LP relaxation as a bound.
 
-The model is capped by the incumbent of the linearised DP (``T <= incumbent``): HiGHS then prunes
+The model is capped by the incumbent of the linearised DP or the ideal branch and bound's chain
+solution (``T <= incumbent``): HiGHS then prunes
 with it from the start; if the solver stops without a better solution, the incumbent is returned
 with the solver's proven bound (status ``time_limit`` unless the bound closes the gap)."""
 
@@ -15,27 +16,51 @@ from splitopt.instances.throughput_device import DeviceInstance
 from splitopt.models.throughput_device import assignment_from_milp, build_milp, evaluate, work_bound
 
 
-def _incumbent(instance: DeviceInstance):
+def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
+    """The better of the linearised DP and, for ``convex``/``none`` contiguity, the ideal branch and
+    bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
+    tenth of the time limit, at most 5 s): ``(assignment, value)`` or ``(None, inf)``."""
+    from splitopt.solvers.throughput import device_ideals
     from splitopt.solvers.throughput.device_baselines import linearised_dp
 
+    best, best_v = None, math.inf
     try:
         a = linearised_dp(instance).assignment
-        return a, evaluate(instance, a)[0]
+        best, best_v = a, evaluate(instance, a)[0]
     except (InstanceError, InfeasibleSolution):
-        return None, math.inf
+        pass
+    if instance.contiguity != "chain":
+        lim = 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
+        try:
+            r = device_ideals.solve(instance.with_(contiguity="chain"), time_limit=lim)
+            v = evaluate(instance, r.assignment)[0]
+            if v < best_v:
+                best, best_v = r.assignment, v
+        except (InstanceError, InfeasibleSolution):
+            pass
+    return best, best_v
 
 
 def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | None = None,
           mip_gap: float | None = None, symmetry: bool = True, use_incumbent: bool = True) -> AlgoResult:
     from splitopt.solvers import exact
 
-    inc, inc_val = _incumbent(instance) if use_incumbent else (None, math.inf)
-    model = build_milp(instance, symmetry=symmetry, incumbent=inc_val if inc is not None else None)
+    inc, inc_val = _incumbent(instance, time_limit) if use_incumbent else (None, math.inf)
+    lb, lbs = combinatorial_bound(instance)
+    info: dict = {"bounds": lbs}
+    if inc is not None and inc_val <= lb * (1 + 1e-12):
+        # the incumbent meets a proven lower bound: optimal without a solver call
+        info.update(solution_from="incumbent", proof=max(lbs, key=lbs.get))
+        return AlgoResult(inc, status="optimal", bound=min(lb, inc_val), info=info)
+    model = build_milp(instance, symmetry=symmetry, incumbent=inc_val if inc is not None else None,
+                       lower_bound=lb)
     res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap)
     unit = model._unit
     bound = None if res.bound is None else res.bound * unit
-    info = {"solver": solver, "termination": res.termination, "solver_seconds": res.seconds,
-            "incumbent": inc_val if inc is not None else None, "unit": unit}
+    info.update({"solver": solver, "termination": res.termination, "solver_seconds": res.seconds,
+                 "incumbent": inc_val if inc is not None else None, "unit": unit})
+    if res.message:
+        info["message"] = res.message
     cand = []
     if res.has_solution:
         a = assignment_from_milp(instance, model)
@@ -57,11 +82,39 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     if status == "infeasible" and inc is not None:
         # nothing strictly below the incumbent's cap: the incumbent is optimal
         status, bound = "optimal", val
-    if bound is not None:
-        bound = min(bound, val)
-    if status == "optimal" and bound is None:
-        bound = val
+    # the combinatorial bound holds whatever the solver did: it certifies (or tightens) the answer
+    if val <= lb * (1 + 1e-12):
+        status, bound = "optimal", lb
+        info["proof"] = max(lbs, key=lbs.get)
+    elif status == "numerical":
+        # HiGHS claimed an optimum we do not certify: keep its solution, report no optimality
+        status = "feasible"
+        bound = lb
+    else:
+        bound = lb if bound is None else max(bound, lb)
+    bound = min(bound, val)
     return AlgoResult(a, status=status, bound=bound, info=info)
+
+
+def combinatorial_bound(instance: DeviceInstance) -> tuple[float, dict[str, float]]:
+    """The best of the proven lower bounds that need no solver: the work bound
+    (:func:`~splitopt.models.throughput_device.work_bound`), the pigeonhole bound
+    (:func:`~splitopt.models.throughput_device.cardinality_bound`) and the isolation min-cut bound
+    (:func:`~splitopt.solvers.throughput.device_common.isolation_bound`, when the instance can be
+    contracted). Returns ``(bound, {name: value})``."""
+    from splitopt.models.throughput_device import cardinality_bound
+    from splitopt.solvers.throughput.device_common import Contracted, isolation_bound
+
+    lbs = {"work": work_bound(instance), "cardinality": cardinality_bound(instance)}
+    try:
+        con = Contracted(instance, fuse_cycles=instance.contiguity == "chain")
+        if not con.orphans:
+            iso, _n = isolation_bound(con, instance)
+            # the exact integer flow is rounded once to a double: one ulp down stays a bound
+            lbs["isolation"] = math.nextafter(iso, 0.0) if iso > 0 else 0.0
+    except InstanceError:
+        pass
+    return max(lbs.values()), lbs
 
 
 def relaxation(instance: DeviceInstance, solver: str = "highs", time_limit: float | None = None) -> AlgoResult:
@@ -78,4 +131,4 @@ def relaxation(instance: DeviceInstance, solver: str = "highs", time_limit: floa
     return AlgoResult(linearised_dp(instance).assignment, status="ok", bound=bound, info={"lp": True})
 
 
-__all__ = ["solve", "relaxation"]
+__all__ = ["solve", "relaxation", "combinatorial_bound"]
