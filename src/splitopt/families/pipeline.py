@@ -215,6 +215,7 @@ FAMILY = Family(
     make=make,
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
+    claims="splitopt.solvers.pipeline.claims:claims",
 )
 
 __all__ = ["FAMILY", "ALGORITHMS", "describe", "render", "make", "override", "profile_from_graph"]

@@ -25,7 +25,10 @@ Corrections to the paper's P2/P4 (digest §2.5, §7.2): client FP compute and up
 the gradient of C15 uses the reversed link rate; submodel ``K``'s compute is in the bottleneck.
 
 Numerical hygiene (digest §8.6): every time is divided by one unit (the largest per-layer time
-coefficient), every memory row by its capacity, so all coefficients are at most 1. Only
+coefficient), every memory row by its capacity. Formulation C writes block compute with prefix sums
+(block ends ``e``, see :func:`_c_variables`), so no coefficient is a single tiny layer's time; A
+still has per-layer coefficients (on VGG-16 they span about 4e10 and HiGHS's optimum is reported
+``numerical``). Only
 ``memory="paper"`` is modelled (resident memory depends on the chain position and the number of
 submodels); other instances raise :class:`~splitopt.errors.InstanceError`.
 
@@ -193,9 +196,18 @@ def _link_keys(agg: bool, x: int, y: int, tkey):
 
 
 # ---------------------------------------------------------------------- Formulation C
-def _c_variables(m, instance: PipelineInstance, reachable) -> None:
+def _c_variables(m, instance: PipelineInstance, reachable, cumulative: bool = False) -> None:
     """Variables ``x``, ``o``, ``z`` and the structural rows of Formulation C; ``reachable(v, n2)``
-    says whether a transfer ``v -> n2`` has a route (``v`` = ``"c"`` or a server)."""
+    says whether a transfer ``v -> n2`` has a route (``v`` = ``"c"`` or a server).
+
+    ``cumulative``: also block ends ``e[i, n]`` and client prefix ends ``ec[i]``, tied to ``x`` by
+    the equalities ``x[i, n] - x[i-1, n] = o[i, n] - e[i-1, n]``, ``e[I-1, n] = x[I-1, n]`` and
+    ``ec[i] = x[i, c] - x[i+1, c]``. With them the compute of a block is written with prefix sums
+    ``P`` (``sum_i x[i, n] w_i = sum_i e[i, n] P_(i+1) - sum_i o[i, n] P_i``, an identity under the
+    equalities, by telescoping), as Formulation B's block arcs do: the coefficients are then block
+    sums, never a single tiny layer's time (VGG-16's fc3 at 1e4 FLOP made the per-layer
+    coefficients span 4e10 and HiGHS's optimum untrustworthy). At most one block per server
+    (``distinct``) makes ``o`` and ``e`` exact start/end indicators whenever the server is used."""
     import pyomo.environ as pyo
 
     I, N = instance.n_layers, instance.n_servers
@@ -229,6 +241,16 @@ def _c_variables(m, instance: PipelineInstance, reachable) -> None:
     m.z = pyo.Var(pairs, bounds=(0, 1))
     for i, v, n2 in pairs:
         m.cons.add(m.z[i, v, n2] >= m.x[i, v] + m.x[i + 1, n2] - 1)
+    m._cumulative = cumulative
+    if cumulative:
+        m.e = pyo.Var(range(I), range(N), bounds=(0, 1))
+        m.ec = pyo.Var(range(I - 1), bounds=(0, 1))
+        for n in range(N):
+            for i in range(I):
+                m.cons.add(m.x[i, n] - (m.x[i - 1, n] if i > 0 else 0) == m.o[i, n] - (m.e[i - 1, n] if i > 0 else 0))
+            m.cons.add(m.e[I - 1, n] == m.x[I - 1, n])
+        for i in range(I - 1):
+            m.cons.add(m.ec[i] == m.x[i, C] - m.x[i + 1, C])
 
 
 def _c_stages(instance: PipelineInstance, co: Coefficients, m):
@@ -237,20 +259,41 @@ def _c_stages(instance: PipelineInstance, co: Coefficients, m):
     I, N = instance.n_layers, instance.n_servers
     C = "c"
     stages = []
+    cum = getattr(m, "_cumulative", False)
+
+    def prefix(row):
+        out = [0.0]
+        for v in row:
+            out.append(out[-1] + v)
+        return out
+
     for n in range(N):
         F, B = _Lin(), _Lin()
+        pF, pB = prefix(co.gF[n]), prefix(co.gB[n])
         for i in range(I):
-            F.add(co.gF[n][i], m.x[i, n])
-            B.add(co.gB[n][i], m.x[i, n])
+            if cum:  # block sums (see _c_variables): sum_i e[i] P(i+1) - o[i] P(i)
+                F.add(pF[i + 1], m.e[i, n])
+                F.add(-pF[i], m.o[i, n])
+                B.add(pB[i + 1], m.e[i, n])
+                B.add(-pB[i], m.o[i, n])
+            else:
+                F.add(co.gF[n][i], m.x[i, n])
+                B.add(co.gB[n][i], m.x[i, n])
             F.add(instance.t0_server_s, m.o[i, n])
             B.add(instance.t1_server_s, m.o[i, n])
         stages += [(("F", n), ("G", n), F), (("B", n), ("G", n), B)]
     client_F = {c: _Lin(const=instance.t0_client_s) for c in co.busy}
     client_B = {c: _Lin(const=instance.t1_client_s) for c in co.busy}
     for c in co.busy:
+        pF, pB = prefix(co.cF[c]), prefix(co.cB[c])
         for i in range(I):
-            client_F[c].add(co.cF[c][i], m.x[i, C])
-            client_B[c].add(co.cB[c][i], m.x[i, C])
+            if cum:  # the client prefix ends at i: its compute is the prefix sum
+                if i < I - 1:
+                    client_F[c].add(pF[i + 1], m.ec[i])
+                    client_B[c].add(pB[i + 1], m.ec[i])
+            else:
+                client_F[c].add(co.cF[c][i], m.x[i, C])
+                client_B[c].add(co.cB[c][i], m.x[i, C])
     hop_lins: dict = {}
     blocked = []
     for i, v, n2 in m.z.index_set():
@@ -305,7 +348,7 @@ def build_c(instance: PipelineInstance, b: int):
     I, N = instance.n_layers, instance.n_servers
     m = pyo.ConcreteModel(name=f"pipeline-C[{instance.name}, b={b}]")
     _c_variables(m, instance, lambda v, n2: (co.client_first[n2] is not None) if v == "c"
-                 else co.server_hops[(v, n2)] is not None)
+                 else co.server_hops[(v, n2)] is not None, cumulative=True)
     for n in range(N):
         _memory_row(m, instance.server_memory_bytes[n], [(b * co.psi[i], m.x[i, n]) for i in range(I)])
     for c in range(instance.n_clients):
@@ -693,8 +736,8 @@ def build_joint_c(instance: PipelineInstance, b_values=None):
     m.rows = pyo.ConstraintList()
     res = instance.bottleneck == "resource"
 
-    def ub(lin: _Lin) -> float:
-        return (sum(c for c, _v in lin.terms) + lin.const) / u
+    def ub(lin: _Lin) -> float:  # variables in [0, 1]: the positive coefficients bound the row
+        return (sum(max(c, 0.0) for c, _v in lin.terms) + lin.const) / u
 
     Tbar = 0.0
     for j, co in enumerate(cos):

@@ -110,3 +110,21 @@ def test_resident_memory_is_declined():
 
     with pytest.raises(InstanceError, match="memory"):
         milp.solve(case(1, "distinct", memory="resident"), "C")
+
+
+def test_vgg16_formulation_c_is_well_scaled():
+    """VGG-16's fc3 (1e4 FLOP) made per-layer coefficients span 4e10, so HiGHS's optimum was reported
+    as ``numerical``; with block (prefix-sum) coefficients C is within the trusted range and its
+    optimum, proven, equals brute force at that b."""
+    from splitopt.instances.pipeline import profile_instance
+    from splitopt.models.pipeline_milp import build_c
+    from splitopt.solvers.exact.highs import TRUSTED_RANGE, HighsMatrix
+
+    inst = profile_instance("vgg16-cifar", n_clients=5, n_servers=3, seed=0, micro_batches=(128,))
+    hm = HighsMatrix.from_pyomo(build_c(inst, 128), relax=False, time_limit=None, mip_gap=None, tee=False,
+                                options=None)
+    assert hm.coefficient_range < TRUSTED_RANGE
+    r = milp.solve(inst, "C")
+    ref = evaluate(inst, bruteforce(inst))[0]
+    assert r.status == "optimal" and close(evaluate(inst, r.assignment)[0], ref)
+    assert r.bound <= ref * (1 + 1e-7)
