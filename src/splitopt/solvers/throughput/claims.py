@@ -18,7 +18,7 @@ from itertools import product
 from splitopt.instances.throughput import TABLE2, ThroughputInstance, generate
 from splitopt.models.throughput import evaluate, throughput_upper_bound
 
-PAPER = "seed 004 (Feltin et al., IEEE Access 2023)"
+PAPER = "004 Feltin et al., DNN partitioning for inference throughput acceleration at the edge (IEEE Access 2023)"
 
 
 def _row(claim, section, paper_value, our_value, verdict, note=""):
