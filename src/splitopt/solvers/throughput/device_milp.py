@@ -19,9 +19,11 @@ from splitopt.models.throughput_device import assignment_from_milp, build_milp, 
 def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
     """The better of the linearised DP and, for ``convex``/``none`` contiguity, the ideal branch and
     bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
-    tenth of the time limit, at most 5 s): ``(assignment, value)`` or ``(None, inf)``."""
+    tenth of the time limit, at most 5 s), then, for ``convex``/``none``, improved by
+    :func:`~splitopt.solvers.throughput.device_baselines.improve` (another tenth, at most 5 s):
+    ``(assignment, value)`` or ``(None, inf)``."""
     from splitopt.solvers.throughput import device_ideals
-    from splitopt.solvers.throughput.device_baselines import linearised_dp
+    from splitopt.solvers.throughput.device_baselines import improve, linearised_dp
 
     best, best_v = None, math.inf
     try:
@@ -38,6 +40,14 @@ def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
                 best, best_v = r.assignment, v
         except (InstanceError, InfeasibleSolution):
             pass
+        if best is not None:
+            # descent from it (class moves and swaps, feasibility kept): the chain optimum is far
+            # from the non-contiguous optimum on ResNet-50 (33.77 ms; the descent reaches 33.36 ms)
+            lim = 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
+            a = improve(instance, best, time_limit=lim).assignment
+            v = evaluate(instance, a)[0]
+            if v < best_v:
+                best, best_v = a, v
     return best, best_v
 
 
