@@ -76,3 +76,27 @@ def test_run_search_under_a_cap_equals_rlt(seed):
     m = milp.solve(inst, "rlt")
     assert r.status == "optimal" and m.status == "optimal"
     assert evaluate(inst, r.assignment)[0] == pytest.approx(evaluate(inst, m.assignment)[0], rel=1e-7)
+
+
+def test_two_node_dynamic_programme_equals_the_group_search():
+    """Two nodes: the windowed subset-sum DP (Makespan._two_nodes) gives the same optimum as the
+    exact group search and as enumeration, on real-valued FLOPs with repeated sizes."""
+    rng = random.Random(4010)
+    for _ in range(150):
+        L = rng.randint(1, 11)
+        sizes = [rng.uniform(0.1, 5.0) for _ in range(4)]
+        c = [rng.choice(sizes) if rng.random() < 0.5 else rng.uniform(0.0, 5.0) for _ in range(L)]
+        eta = [rng.choice([1.0, 1.5, 2.0]) for _ in range(2)]
+        W = [rng.choice([0.0, 0.7, 2.0]) for _ in range(2)]
+        mk = Makespan(c, eta)
+        groups = mk.groups[0]
+        ub = mk._greedy(W, groups)
+        best, sol = mk._two_nodes(W, groups, ub, 10**6)
+        search = mk._search(W, groups, ub * (1 - 1e-12), 10**6, first=False)
+        assert best == pytest.approx(min(search, ub), rel=1e-12)
+        assert best == pytest.approx(makespan_by_enumeration(c, eta, {}, 0, W), rel=1e-12)
+        load = list(W)
+        for size, counts in sol:
+            for a, k in enumerate(counts):
+                load[a] += size * k
+        assert max(load[a] / eta[a] for a in range(2)) == pytest.approx(best, rel=1e-12)

@@ -27,7 +27,8 @@ Additions for speed (none in the paper; each keeps the search exact):
   makespan on uniform machines of the layers, after merging layers joined by a tensor that alone
   takes at least the incumbent period on the fastest link (they share a node in every better
   placement). ``min(incumbent, relaxation)`` bounds the optimum; the search ends as soon as an
-  incumbent meets it.
+  incumbent meets it. With two nodes the relaxation is solved exactly by a windowed subset-sum
+  dynamic programme (``Makespan._two_nodes``; the paper's Table 2 set-ups).
 * **Quota-guided incumbent searches**: depth-first in the layer order, every node gets exactly the
   (large) components the relaxation's optimum gives it, only the transfers are searched. On YOLOv2
   with 3-6 heterogeneous nodes this meets the root bound at once (uncapped optimum proved in ms).

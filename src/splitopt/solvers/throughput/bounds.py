@@ -16,6 +16,9 @@
   upfront), so their counts are taken non-increasing. Bound at a group boundary: water-filling of
   what remains. A list-scheduling completion (each remaining layer, largest first, to the node where
   it ends earliest) is tried at every boundary and ends a decision search as soon as it fits.
+  With **two nodes** (any rates) :meth:`Makespan.value` instead runs a subset-sum dynamic programme over
+  the FLOP of node 0, keeping only sums from which a split below the list-scheduling value is still
+  reachable (Table 2 of the paper: two identical nodes, a near-perfect partition, proved in ms).
   Searches are budgeted: when the budget runs out the answer is the weaker but still valid one
   (``packable`` answers "maybe"; ``value`` returns its proven bound).
 """
@@ -108,6 +111,14 @@ class Makespan:
         self.solution = greedy_solution
         if ub <= fluid * (1 + REL):
             return ub, True
+        if self.N == 2:
+            two = self._two_nodes(W0, self.groups[depth], ub, budget)
+            if two is not None:
+                best, sol = two
+                if best < ub:
+                    self.solution = sol
+                    return best, True
+                return ub, True
         try:
             best = self._search(W0, self.groups[depth], ub * (1 - REL), budget, first=False)
         except _Budget:
@@ -118,6 +129,59 @@ class Makespan:
         return min(best, ub), True
 
     # ------------------------------------------------------------------ search
+    def _two_nodes(self, W, groups, ub: float, budget: int):
+        """Exact optimum for two nodes (any rates) by dynamic programming over the FLOP ``x`` that node
+        0 takes (subset sum with groups): a state survives while ``x <= ub eta_0 - W_0`` and
+        ``x + rest >= R + W_1 - ub eta_1`` (else no completion reaches ``ub``), so only sums near the
+        balanced split are kept. Sums are merged on a grid of ``1e-14 R`` (float rounding noise only, far
+        below the B&B tolerance). Returns ``(best, solution)`` with ``best <= ub`` (the greedy split is always in the window), or None when more than
+        ``budget`` states were needed (the caller falls back to the group search)."""
+        eta = self.eta
+        R = math.fsum(s * n for s, n in groups)
+        tol = 1e-9 * (R + W[0] + W[1])
+        hi = ub * eta[0] - W[0] + tol
+        lo = R + W[1] - ub * eta[1] - tol
+        q = max(R, 1.0) * 1e-14
+        rest = R
+        states = {0: 0.0}  # grid key -> FLOP on node 0
+        parents: list[dict[int, tuple[int, int]]] = []
+        count = 0
+        for s, n in groups:
+            rest -= s * n
+            nxt: dict[int, float] = {}
+            par: dict[int, tuple[int, int]] = {}
+            for key, x in states.items():
+                for k in range(n + 1):
+                    y = x + k * s
+                    if y > hi:
+                        break
+                    if y + rest < lo:
+                        continue
+                    ky = round(y / q)
+                    if ky not in nxt:
+                        nxt[ky] = y
+                        par[ky] = (key, k)
+            count += len(nxt)
+            if count > budget:
+                return None
+            parents.append(par)
+            states = nxt
+        self.nodes += count
+        if not states:  # pragma: no cover - the greedy split is in the window
+            return None
+
+        def period(x):
+            return max((W[0] + x) / eta[0], (W[1] + R - x) / eta[1])
+
+        key = min(states, key=lambda k: period(states[k]))
+        best = period(states[key])
+        sol = []
+        for g in range(len(groups) - 1, -1, -1):
+            key, k = parents[g][key]
+            sol.append((groups[g][0], [k, groups[g][1] - k]))
+        sol.reverse()
+        return best, sol
+
     def _greedy_counts(self, W, groups) -> list[tuple[float, list[int]]]:
         W = list(W)
         out = []
