@@ -13,7 +13,7 @@ from splitopt.solvers.pipeline.bruteforce import bruteforce
 
 FORMS = {"distinct": ("C", "A", "B"), "revisit": ("A", "B"), "aggregate": ("A",)}
 FAST = range(0, 20)
-SLOW = range(20, 120)
+SLOW = range(20, 300)  # 300 seeded instances per placement with FAST
 
 
 def case(seed: int, placement: str, **kw):
