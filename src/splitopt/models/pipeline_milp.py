@@ -25,12 +25,14 @@ Corrections to the paper's P2/P4 (digest §2.5, §7.2): client FP compute and up
 the gradient of C15 uses the reversed link rate; submodel ``K``'s compute is in the bottleneck.
 
 Numerical hygiene (digest §8.6): every time is divided by one unit (the largest per-layer time
-coefficient), every memory row by its capacity. Formulation C writes block compute with prefix sums
-(block ends ``e``, see :func:`_c_variables`), so no coefficient is a single tiny layer's time; A
-still has per-layer coefficients (on VGG-16 they span about 4e10 and HiGHS's optimum is reported
-``numerical``). Only
-``memory="paper"`` is modelled (resident memory depends on the chain position and the number of
-submodels); other instances raise :class:`~splitopt.errors.InstanceError`.
+coefficient), every memory row by its capacity. Formulations C and A write block compute (and A
+block memory) with prefix sums on block start/end indicators (C: ``o``/``e``, see
+:func:`_c_variables`; A: the exact RLT products ``h``/``hc`` and ``Elast``, see :func:`build_a`),
+so no coefficient is a single tiny layer's time (VGG-16's fc3 at 1e4 FLOP made the per-layer
+coefficients span 1e10 and HiGHS's optimum untrustworthy; now C spans about 3e5 and A 6e4 on
+VGG-16). The LP relaxations of A keep the digest's per-layer products ``q``. ``memory="resident"``
+is modelled in Formulation A only (big-M rows on the active submodels, :func:`_resident_rows`);
+C, B and the joint MILP raise :class:`~splitopt.errors.InstanceError` for it.
 
 # interface
 
@@ -372,13 +374,87 @@ def _memory_row(m, cap, terms) -> None:
     m.cons.add(sum(c / cap * v for c, v in terms) <= 1)
 
 
-# ---------------------------------------------------------------------- Formulation A
-def build_a(instance: PipelineInstance, b: int, rlt: bool = True):
-    """Formulation A (digest §8.2) with exact RLT products (``rlt=True``) or plain McCormick
-    products (``rlt=False``); every placement semantics."""
+def _sum_lins(lins) -> _Lin:
+    out = _Lin()
+    for lin in lins:
+        out += lin
+    return out
+
+
+def _memory_row_lin(m, cap, lin: _Lin) -> None:
+    """``lin <= cap`` (bytes), divided by the capacity; ``lin`` may hold negative coefficients
+    (prefix-sum form), so a zero capacity is written as ``lin <= 0``."""
+    if cap is None or not lin.terms:
+        return
+    scale = cap if cap > 0 else max(abs(c) for c, _v in lin.terms)
+    m.cons.add(sum(c / scale * v for c, v in lin.terms) <= (cap - lin.const) / scale)
+
+
+def _resident_rows(m, instance: PipelineInstance, co: Coefficients, b: int, K: int, srv, agg: bool, block,
+                   client_block, active) -> None:
+    """Memory ``"resident"`` in Formulation A (evaluator: :func:`~splitopt.models.pipeline.block_memory`):
+    submodel ``k`` needs ``PO_k + b S_k min(q, K' - k + 1)``, ``q = ceil(B / b)``, ``K'`` submodels
+    in all. The active submodels form a prefix ``2..K'``, so ``min(q, K' - k + 1) >= r`` exactly when
+    submodel ``k + r - 1`` is active; hence ``w[k, n] >= (PO_k + r b S_k) / cap - M_r (1 -
+    active(k + r - 1))`` for ``r = 1..min(q, K - k + 1)`` (``M_r`` = the whole chain's value, so the
+    row is void when inactive) makes ``max_r`` of the right-hand sides the exact memory, and ``w <= 1``
+    per block (``sum_k w <= 1`` per node under ``aggregate``). Clients alike with ``min(q, K')``."""
     import pyomo.environ as pyo
 
-    _require_paper_memory(instance)
+    inst = instance
+    I, N = inst.n_layers, inst.n_servers
+    q = -(-inst.batch // b)
+    S = list(inst.sample_mem_bytes)
+    PO = [inst.param_bytes[i] + inst.opt_bytes[i] for i in range(I)]
+    S_tot, PO_tot = math.fsum(S), math.fsum(PO)
+    m.wmem = pyo.Var(srv, range(N), domain=pyo.NonNegativeReals)
+    for n in range(N):
+        cap = inst.server_memory_bytes[n]
+        if cap is None:
+            continue
+        scale = cap if cap > 0 else max(PO_tot + b * S_tot, 1.0)
+        for k in srv:
+            for r in range(1, min(q, K - k + 1) + 1):
+                lin = block(k, n, PO)
+                lin += block(k, n, S, r * b)
+                big = (PO_tot + r * b * S_tot) / scale
+                act = active(k + r - 1)
+                m.cons.add(m.wmem[k, n] >= lin.expr(scale) - big * (1 - act))
+        if agg:
+            m.cons.add(sum(m.wmem[k, n] for k in srv) <= cap / scale)
+        else:
+            for k in srv:
+                m.cons.add(m.wmem[k, n] <= cap / scale)
+    for c in range(inst.n_clients):
+        cap, bm = inst.client_memory_bytes[c], co.bm[c]
+        if cap is None:
+            continue
+        scale = cap if cap > 0 else max(PO_tot + bm * S_tot, 1.0)
+        for r in range(1, min(q, K) + 1):
+            lin = client_block(PO)
+            lin += client_block(S, r * bm)
+            if not lin.terms:
+                continue
+            big = (PO_tot + r * bm * S_tot) / scale
+            m.cons.add(lin.expr(scale) <= cap / scale + big * (1 - active(r)))
+
+
+# ---------------------------------------------------------------------- Formulation A
+def build_a(instance: PipelineInstance, b: int, rlt: bool = True, cumulative: bool | None = None):
+    """Formulation A (digest §8.2) with exact RLT products (``rlt=True``) or plain McCormick
+    products (``rlt=False``); every placement semantics, both memory models.
+
+    ``cumulative`` (default: ``rlt``) writes block compute and memory with prefix sums on start/end
+    indicators of each (submodel, server) built from the exact RLT products ``h``/``hc`` (see the
+    module docstring), instead of the per-layer products ``q = s y``; it needs ``rlt=True``, since
+    the indicators then carry negative coefficients and McCormick lower bounds alone would not make
+    them exact. ``cumulative=False`` keeps the digest's ``q`` form (the LP relaxations use it)."""
+    import pyomo.environ as pyo
+
+    if cumulative is None:
+        cumulative = rlt
+    if cumulative and not rlt:
+        raise ValueError("cumulative block sums need the exact RLT products (rlt=True)")
     co = Coefficients(instance, b)
     I, N = instance.n_layers, instance.n_servers
     K = min(instance.max_submodels or I, I)
@@ -419,7 +495,8 @@ def build_a(instance: PipelineInstance, b: int, rlt: bool = True):
         for n in range(N):
             m.cons.add(sum(m.y[k, n] for k in srv) <= 1)
     # products
-    m.q = pyo.Var(range(I), srv, range(N), bounds=(0, 1))
+    if not cumulative:
+        m.q = pyo.Var(range(I), srv, range(N), bounds=(0, 1))
     gidx = [(k, n, n2) for k in srv if k < K for n in range(N) for n2 in range(N) if n != n2]
     m.g = pyo.Var(gidx, bounds=(0, 1))
     hidx = [(i, k, n, n2) for i in range(I - 1) for (k, n, n2) in gidx]
@@ -427,7 +504,7 @@ def build_a(instance: PipelineInstance, b: int, rlt: bool = True):
     m.hc = pyo.Var(range(I - 1), range(N), bounds=(0, 1))
     x1 = {i: cutv(i, 1) for i in range(I - 1)}
     if rlt:
-        for i in range(I):
+        for i in range(I if not cumulative else 0):
             for k in srv:
                 m.cons.add(sum(m.q[i, k, n] for n in range(N)) == s(i, k))
                 for n in range(N):
@@ -469,24 +546,71 @@ def build_a(instance: PipelineInstance, b: int, rlt: bool = True):
         if co.server_hops[(n, n2)] is None:
             m.g[k, n, n2].fix(0)
             m.cons.add(m.y[k, n] + m.y[k + 1, n2] <= 1)
-    # memory (paper)
-    for n in range(N):
-        cap = instance.server_memory_bytes[n]
-        if agg:
-            _memory_row(m, cap, [(b * co.psi[i], m.q[i, k, n]) for k in srv for i in range(I)])
+    # block sums: ``block(k, n, row)`` is ``sum_i row[i] s(i, k) y[k, n]`` (zero off server n)
+    if cumulative:
+        # prefix sums on start/end indicators of submodel k on server n: E[i] = sum_n2 h[i, k, n, n2]
+        # (k ends after layer i < I - 1), Elast (k ends at the last layer), S[i] = hc[i, n] (k = 2)
+        # or sum_n' h[i, k - 1, n', n] (k starts after layer i). Exact because h, hc are.
+        m.Elast = pyo.Var(srv, range(N), bounds=(0, 1))
+        ends, starts = defaultdict(list), defaultdict(list)
+        for i, k, n, n2 in hidx:
+            ends[k, n].append((i, m.h[i, k, n, n2]))
+            starts[k + 1, n2].append((i, m.h[i, k, n, n2]))
+        for i in range(I - 1):
+            for n in range(N):
+                starts[2, n].append((i, m.hc[i, n]))
+        for k in srv:
+            for n in range(N):
+                m.cons.add(m.Elast[k, n] + sum(v for _i, v in ends[k, n]) == m.y[k, n])
+
+    def prefix(row):
+        out = [0.0]
+        for v in row:
+            out.append(out[-1] + v)
+        return out
+
+    def block(k, n, row, scale=1.0) -> _Lin:
+        lin = _Lin()
+        if cumulative:
+            p = prefix(row)
+            for i, v in ends[k, n]:
+                lin.add(scale * p[i + 1], v)
+            lin.add(scale * p[I], m.Elast[k, n])
+            for i, v in starts[k, n]:
+                lin.add(-scale * p[i + 1], v)
         else:
-            for k in srv:
-                _memory_row(m, cap, [(b * co.psi[i], m.q[i, k, n]) for i in range(I)])
-    for c in range(instance.n_clients):
-        _memory_row(m, instance.client_memory_bytes[c], [(co.bm[c] * co.psi[i], m.P[i, 1]) for i in range(I)])
+            for i in range(I):
+                lin.add(scale * row[i], m.q[i, k, n])
+        return lin
+
+    def client_block(row, scale=1.0) -> _Lin:  # sum_i row[i] P[i, 1]
+        lin = _Lin()
+        if cumulative:
+            p = prefix(row)
+            for i in range(I - 1):
+                for n2 in range(N):
+                    lin.add(scale * p[i + 1], m.hc[i, n2])
+        else:
+            for i in range(I):
+                lin.add(scale * row[i], m.P[i, 1])
+        return lin
+
+    # memory
+    if instance.memory == "paper":
+        for n in range(N):
+            cap = instance.server_memory_bytes[n]
+            lins = [block(k, n, co.psi, b) for k in srv]
+            for lin in ([_sum_lins(lins)] if agg else lins):
+                _memory_row_lin(m, cap, lin)
+        for c in range(instance.n_clients):
+            _memory_row_lin(m, instance.client_memory_bytes[c], client_block(co.psi, co.bm[c]))
+    else:
+        _resident_rows(m, instance, co, b, K, srv, agg, block, client_block, active)
     # stages
     stages = []
     for k in srv:
         for n in range(N):
-            F, B = _Lin(), _Lin()
-            for i in range(I):
-                F.add(co.gF[n][i], m.q[i, k, n])
-                B.add(co.gB[n][i], m.q[i, k, n])
+            F, B = block(k, n, co.gF[n]), block(k, n, co.gB[n])
             F.add(instance.t0_server_s, m.y[k, n])
             B.add(instance.t1_server_s, m.y[k, n])
             key = n if agg else k
@@ -494,9 +618,8 @@ def build_a(instance: PipelineInstance, b: int, rlt: bool = True):
     client_F = {c: _Lin(const=instance.t0_client_s) for c in co.busy}
     client_B = {c: _Lin(const=instance.t1_client_s) for c in co.busy}
     for c in co.busy:
-        for i in range(I):
-            client_F[c].add(co.cF[c][i], m.P[i, 1])
-            client_B[c].add(co.cB[c][i], m.P[i, 1])
+        client_F[c] += client_block(co.cF[c])
+        client_B[c] += client_block(co.cB[c])
     for i in range(I - 1):
         for n2 in range(N):
             if co.client_first[n2] is None:
