@@ -94,8 +94,10 @@ def solve_b(instance, **kw):
 
 
 def solve_best(instance: PipelineInstance, **kw) -> AlgoResult:
-    """The formulation that fits the placement: C (``distinct``), B (``revisit``), A (``aggregate``)."""
-    return solve(instance, DEFAULT_FORMULATION[instance.placement], **kw)
+    """The formulation that fits the placement: C (``distinct``), B (``revisit``), A (``aggregate``);
+    A for every placement under ``memory="resident"`` (the only formulation that models it)."""
+    f = "A" if instance.memory == "resident" else DEFAULT_FORMULATION[instance.placement]
+    return solve(instance, f, **kw)
 
 
 def solve_joint(instance: PipelineInstance, solver: str = "highs", time_limit: float | None = None,
