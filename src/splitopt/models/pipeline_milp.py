@@ -30,7 +30,9 @@ block memory) with prefix sums on block start/end indicators (C: ``o``/``e``, se
 :func:`_c_variables`; A: the exact RLT products ``h``/``hc`` and ``Elast``, see :func:`build_a`),
 so no coefficient is a single tiny layer's time (VGG-16's fc3 at 1e4 FLOP made the per-layer
 coefficients span 1e10 and HiGHS's optimum untrustworthy; now C spans about 3e5 and A 6e4 on
-VGG-16). The LP relaxations of A keep the digest's per-layer products ``q``. ``memory="resident"``
+VGG-16; the joint MILP, on C's variables, 2.9e7 instead of 1.8e9 over four b). The LP relaxations
+of A keep the digest's per-layer products ``q``. These models are solved with HiGHS's integrality
+tolerance at 1e-9 (:data:`HIGHS_OPTIONS`). ``memory="resident"``
 is modelled in Formulation A only (big-M rows on the active submodels, :func:`_resident_rows`);
 C, B and the joint MILP raise :class:`~splitopt.errors.InstanceError` for it.
 
@@ -59,6 +61,12 @@ from splitopt.models.pipeline import (
     transfer_times,
     xi,
 )
+
+#: HiGHS options for the prefix-sum (cumulative) models: a binary within HiGHS's default integrality
+#: tolerance 1e-6 of 0 or 1, times a prefix sum of the whole chain, moved the model value by 1e-7
+#: relative (seed 78 of the aggregate tests: the bound was above the brute-force optimum); 1e-9
+#: leaves well under 1e-9.
+HIGHS_OPTIONS = {"mip_feasibility_tolerance": 1e-9}
 
 
 def _require_paper_memory(instance: PipelineInstance) -> None:
@@ -358,6 +366,7 @@ def build_c(instance: PipelineInstance, b: int):
     stages, client_F, client_B, _blocked = _c_stages(instance, co, m)
     _finish(m, instance, co, stages, client_F, client_B)
     m._extract = _c_extract(instance, m, lambda: b)
+    m._highs_options = HIGHS_OPTIONS
     return m
 
 
@@ -642,6 +651,7 @@ def build_a(instance: PipelineInstance, b: int, rlt: bool = True, cumulative: bo
             var = m.h[i, k, n, n2]
             stages += [(kf, kr, _Lin([(cf, var)])), (kb, kr, _Lin([(cb, var)]))]
     _finish(m, instance, co, stages, client_F, client_B)
+    m._highs_options = HIGHS_OPTIONS if cumulative else None
 
     def extract():
         def sub(i):
@@ -833,7 +843,8 @@ def build_joint_c(instance: PipelineInstance, b_values=None):
     I, N = instance.n_layers, instance.n_servers
     m = pyo.ConcreteModel(name=f"pipeline-C-joint[{instance.name}, {len(bs)} b]")
     _c_variables(m, instance, lambda v, n2: any((co.client_first[n2] is not None) if v == "c"
-                                                else co.server_hops[(v, n2)] is not None for co in cos))
+                                                else co.server_hops[(v, n2)] is not None for co in cos),
+                cumulative=True)
     J = range(len(bs))
     m.beta = pyo.Var(J, domain=pyo.Binary)
     m.cons.add(sum(m.beta[j] for j in J) == 1)
@@ -896,6 +907,7 @@ def build_joint_c(instance: PipelineInstance, b_values=None):
                           sense=pyo.minimize)
     m._unit = u
     m._extract = _c_extract(instance, m, lambda: bs[max(J, key=lambda j: m.beta[j].value or 0.0)])
+    m._highs_options = HIGHS_OPTIONS
     return m
 
 

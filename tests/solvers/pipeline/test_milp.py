@@ -196,3 +196,21 @@ def test_resident_memory_solve_best_uses_a():
     r = milp.solve_best(inst)
     assert r.info["formulation"] == "A" and r.status == "optimal"
     assert close(evaluate(inst, r.assignment)[0], evaluate(inst, bruteforce(inst))[0])
+
+
+def test_vgg16_joint_milp_is_well_scaled():
+    """The joint MILP over b spanned 1.8e9 on VGG-16 (status ``numerical``); with the prefix-sum
+    block coefficients of Formulation C it is trusted and equals the exact search over the same b."""
+    from splitopt.instances.pipeline import profile_instance
+    from splitopt.models.pipeline_milp import build_joint_c
+    from splitopt.solvers.exact.highs import TRUSTED_RANGE, HighsMatrix
+    from splitopt.solvers.pipeline import shortest_path
+
+    inst = profile_instance("vgg16-cifar", n_clients=5, n_servers=3, seed=0, micro_batches=(32, 64, 128, 256))
+    hm = HighsMatrix.from_pyomo(build_joint_c(inst), relax=False, time_limit=None, mip_gap=None, tee=False,
+                                options=None)
+    assert hm.coefficient_range < TRUSTED_RANGE
+    r = milp.solve_joint(inst)
+    ref = evaluate(inst, shortest_path.solve(inst).assignment)[0]
+    assert r.status == "optimal" and close(evaluate(inst, r.assignment)[0], ref)
+    assert r.bound <= ref * (1 + 1e-7)

@@ -29,6 +29,11 @@ def _remaining(deadline: float | None) -> float | None:
     return max(deadline - time.perf_counter(), 1e-3)
 
 
+def _options(model, solver: str):
+    """The model's HiGHS options (tighter integrality for the prefix-sum models), HiGHS only."""
+    return getattr(model, "_highs_options", None) if solver == "highs" else None
+
+
 def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "highs", time_limit: float | None = None,
           mip_gap: float | None = None, b_values=None) -> AlgoResult:
     """Solve ``formulation`` (``"C"``, ``"A"``, ``"B"``) for every allowed ``b`` (or ``b_values``)
@@ -53,7 +58,8 @@ def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "hig
                 statuses.add("optimal")
                 continue
             raise
-        res = exact.solve(model, solver, time_limit=_remaining(deadline), mip_gap=mip_gap)
+        res = exact.solve(model, solver, time_limit=_remaining(deadline), mip_gap=mip_gap,
+                          options=_options(model, solver))
         solves += 1
         if res.status == "infeasible":
             statuses.add("optimal")
@@ -106,7 +112,7 @@ def solve_joint(instance: PipelineInstance, solver: str = "highs", time_limit: f
     from splitopt.solvers import exact
 
     model = build_joint_c(instance)
-    res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap)
+    res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap, options=_options(model, solver))
     if res.status == "infeasible":
         raise InstanceError("instance", "no feasible assignment for any allowed micro-batch size")
     if not res.has_solution:
