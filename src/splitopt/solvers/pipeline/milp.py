@@ -135,7 +135,7 @@ def relaxation(instance: PipelineInstance, rlt: bool = True, solver: str = "high
     bound = math.inf
     best = None
     for b in instance.allowed_b():
-        model = build_a(instance, b, rlt=rlt)
+        model = build_a(instance, b, rlt=rlt, cumulative=False)  # the digest's q form (RLT level 1)
         res = exact.solve(model, solver, time_limit=_remaining(deadline), relax=True)
         if res.status == "infeasible":
             continue
