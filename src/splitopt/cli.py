@@ -505,6 +505,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SplitoptError as exc:
         print(f"splitopt: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:  # an instance (or a model built from it) too large for the memory available
+        print("splitopt: error: out of memory (the input is too large for this machine's memory limit)",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("splitopt: interrupted", file=sys.stderr)
         return 130

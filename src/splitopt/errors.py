@@ -70,7 +70,10 @@ def check_number(path: str, value, *, minimum: float | None = 0.0, strict: bool 
                 raise TypeError
         except (TypeError, ImportError):
             raise InstanceError(path, f"must be a number, got {value!r}") from None
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an integer beyond the double range (JSON allows any number of digits)
+        raise InstanceError(path, f"must be finite, got an integer of about {int(int(value).bit_length() * 0.30103)} digits") from None
     if math.isnan(v):
         raise InstanceError(path, "must be a number, got NaN")
     if math.isinf(v):

@@ -95,7 +95,9 @@ class Layer:
 
     @classmethod
     def from_dict(cls, d: Mapping, path: str = "layer") -> "Layer":
-        from splitopt.errors import check_number
+        from splitopt.instances.limits import QUANTITY
+
+        check_number = QUANTITY.check  # every layer number is a quantity (instances.limits)
 
         if not isinstance(d, Mapping):
             raise InstanceError(path, f"must be an object, got {d!r}")
@@ -573,7 +575,9 @@ def _edge_key(e: Edge):
 
 
 def _check_layer_numbers(lay: Layer, i: int) -> None:
-    from splitopt.errors import check_number
+    from splitopt.instances.limits import QUANTITY
+
+    check_number = QUANTITY.check  # every layer number is a quantity in [0, 1e30] (instances.limits)
 
     p = f"layers[{i}]"
     for f in _NUMERIC_FIELDS:

@@ -47,6 +47,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from splitopt.errors import InstanceError, check_number
+from splitopt.instances import limits
 
 OBJECTIVES = ("perf", "bottleneck", "thesis_cost")
 K1_CONVENTIONS = ("thesis", "uniform")
@@ -77,6 +78,11 @@ class GroupingInstance:
     """
 
     family: ClassVar[str] = "grouping"
+    #: range limits (:mod:`splitopt.instances.limits`), in the JSON names of :meth:`to_dict`
+    LIMITS: ClassVar[dict] = {"parts[].t_seconds": limits.QUANTITY, "parts[].out_bytes": limits.QUANTITY,
+                              "parts[].convs": limits.COUNT, "k": limits.POSITIVE_COUNT,
+                              "requests": limits.POSITIVE_COUNT, "bandwidth_bytes_per_s": limits.RATE,
+                              "weights.delta": limits.QUANTITY}
 
     names: tuple[str, ...]
     t: tuple[float, ...]
@@ -136,6 +142,7 @@ class GroupingInstance:
         if abs(tot - 1.0) > 1e-6:
             raise InstanceError("weights", f"alpha + beta + gamma must be 1 (thesis Def. 4.3), got {tot!r}")
         object.__setattr__(self, "delta", check_number("weights.delta", self.delta))
+        limits.enforce(self)
         for b in ("transfers", "charge_final_transfer"):
             if not isinstance(getattr(self, b), bool):
                 raise InstanceError(b, f"must be true or false, got {getattr(self, b)!r}")

@@ -37,6 +37,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from splitopt.errors import InstanceError, check_number
+from splitopt.instances import limits
 
 LINK_MODELS = ("full-duplex", "half-duplex", "shared")
 TRANSFERS = ("once", "per_edge")
@@ -47,6 +48,11 @@ class ThroughputInstance:
     """One ``throughput`` instance (see the module docstring). Immutable, validated on construction."""
 
     family: ClassVar[str] = "throughput"
+    #: range limits (:mod:`splitopt.instances.limits`), in the JSON names of :meth:`to_dict`
+    LIMITS: ClassVar[dict] = {"layers[].flop": limits.QUANTITY, "layers[].mem_bytes": limits.QUANTITY,
+                              "tensors[].bytes": limits.QUANTITY, "nodes[].flops": limits.RATE,
+                              "nodes[].memory_bytes": limits.QUANTITY, "rates_bytes_per_s[][]": limits.LINK_RATE,
+                              "max_splits": limits.COUNT}
 
     layers: tuple[str, ...]
     flop: tuple[float, ...]
@@ -134,6 +140,7 @@ class ThroughputInstance:
             pins[lay] = node
         object.__setattr__(self, "pins", pins)
         object.__setattr__(self, "meta", dict(self.meta or {}))
+        limits.enforce(self)
 
     # ------------------------------------------------------------------ derived data
     @property
