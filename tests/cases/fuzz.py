@@ -71,7 +71,9 @@ class Outcome:
 
 
 def base_documents(family: str, count: int = 4) -> list[dict]:
-    """Small valid instance files of ``family`` (its quick recipe, seeds 0..count-1, and smaller)."""
+    """Small valid files of ``family``: its quick recipe at seeds 0..count-1 (split graphs of 4..8
+    layers), one of them given every optional field (pins, measured seconds, extra outputs, layer
+    meta; node memories and caps; other objectives), and for split the bare graph file."""
     fam = get_family(family)
     docs = []
     params = dict(fam.sets.quick or {})
@@ -80,6 +82,26 @@ def base_documents(family: str, count: int = 4) -> list[dict]:
         if family == "split":
             p.update(n=4 + seed % 5)
         docs.append(json.loads(io.dumps(fam.generate(seed, **p), indent=None)))
+    rich = copy.deepcopy(docs[-1])
+    d = rich["data"]
+    if family == "split":
+        lay = d["graph"]["layers"]
+        lay[1].update(fwd_seconds={"gpu": 0.01}, bwd_seconds={"gpu": 0.02}, block="b1", block_kind="res",
+                      meta={"macs": 5, "shape": [1, 2]}, extra_out_bytes=[10.0], mem_bytes=64.0)
+        d["graph"]["edges"].append([lay[1]["name"], lay[-1]["name"], 1])
+        d.update(pin_server=[lay[-1]["name"]], mode="training", input_policy="pin")
+        docs.append({"format": 1, "kind": "graph", "data": d["graph"]})
+    elif family == "grouping":
+        d.update(objective="thesis_cost", at_most_k=True, k1_convention="uniform", transfers=False)
+    elif family == "throughput":
+        for i, lay in enumerate(d["layers"]):
+            lay["mem_bytes"] = 1e6 * (i + 1)
+        d["nodes"][0]["memory_bytes"] = 1e7
+        d.update(pins={d["layers"][0]["name"]: d["nodes"][0]["name"]}, max_splits=2, contiguous=True,
+                 link_model="half-duplex", transfer="per_edge")
+    docs.append(rich)
+    for doc in docs:  # every base document is valid
+        io.from_envelope(copy.deepcopy(doc))
     return docs
 
 

@@ -189,15 +189,15 @@ class DNNGraph:
                     e = Edge(*e)
                 except TypeError:
                     raise InstanceError(f"edges[{k}]", f"must be [src, dst] or [src, dst, port], got {e!r}") from None
-            s = index.get(e.src)
+            s = index.get(e.src) if isinstance(e.src, str) else None
             if s is None:
-                raise InstanceError(f"edges[{k}].src", f"unknown layer {e.src!r}")
-            t = index.get(e.dst)
+                raise InstanceError(f"edges[{k}].src", f"unknown layer {e.src!r}"[:200])
+            t = index.get(e.dst) if isinstance(e.dst, str) else None
             if t is None:
-                raise InstanceError(f"edges[{k}].dst", f"unknown layer {e.dst!r}")
+                raise InstanceError(f"edges[{k}].dst", f"unknown layer {e.dst!r}"[:200])
             if s == t:
                 raise InstanceError(f"edges[{k}]", f"self-loop on layer {e.src!r}")
-            if not isinstance(e.port, int) or not 0 <= e.port < layers[s].n_outputs:
+            if isinstance(e.port, bool) or not isinstance(e.port, int) or not 0 <= e.port < layers[s].n_outputs:
                 raise InstanceError(f"edges[{k}].port",
                                     f"layer {e.src!r} has {layers[s].n_outputs} output(s), got port {e.port!r}")
             key = (s, t, e.port)

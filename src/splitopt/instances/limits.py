@@ -70,8 +70,13 @@ class Limit:
         v = check_number(path, value, minimum=None)
         if (self.zero and v == 0.0) or self.lo <= v <= self.hi:
             return v
-        raise InstanceError(path, f"must be {self.describe()} ({self.kind} limit, see README 'Range limits'), "
-                                  f"got {value!r}"[:300])
+        if v < 0 or (v == 0 and not self.zero):  # the plain sign rule, as for any number
+            rule = "must be >= 0" if self.lo == 0 else "must be > 0"
+        elif v < self.lo:
+            rule = f"must be >= {self.lo:g} ({self.kind} limit, see README 'Range limits')"
+        else:
+            rule = f"must be <= {self.hi:g} ({self.kind} limit, see README 'Range limits')"
+        raise InstanceError(path, f"{rule}, got {value!r}"[:300])
 
 
 def check_count(path: str, value: Any, minimum: int = 0, maximum: int = MAX_COUNT) -> int:

@@ -102,8 +102,11 @@ class ThroughputInstance:
                 p, cons, b = t
             except (TypeError, ValueError):
                 raise InstanceError(f"tensors[{k}]", f"must be [producer, consumers, bytes], got {t!r}") from None
-            if not isinstance(p, (int, np.integer)) or not 0 <= int(p) < L:
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= int(p) < L:
                 raise InstanceError(f"tensors[{k}].producer", f"must be a layer index in 0..{L - 1}, got {p!r}")
+            if isinstance(cons, (str, bytes)) or not isinstance(cons, Sequence) or any(
+                    isinstance(c, bool) or not isinstance(c, (int, np.integer)) for c in cons):
+                raise InstanceError(f"tensors[{k}].consumers", f"must be a list of layer indices, got {cons!r}"[:200])
             cons = tuple(int(c) for c in cons)
             if not cons or any(not int(p) < c < L for c in cons) or len(set(cons)) != len(cons):
                 raise InstanceError(f"tensors[{k}].consumers", f"must be distinct later layers, got {list(cons)}")
@@ -132,6 +135,8 @@ class ThroughputInstance:
         if not isinstance(self.contiguous, bool):
             raise InstanceError("contiguous", f"must be true or false, got {self.contiguous!r}")
         pins = {}
+        if not isinstance(self.pins or {}, Mapping):
+            raise InstanceError("pins", f"must be an object of layer -> node, got {self.pins!r}"[:200])
         for lay, node in dict(self.pins or {}).items():
             if lay not in self.layers:
                 raise InstanceError(f"pins.{lay}", "unknown layer")
