@@ -31,6 +31,8 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py grouping benchmarks/grouping.py
 	$(BIN)/python benchmarks/record.py runner benchmarks/runner.py
 	$(BIN)/python benchmarks/record.py graph_io benchmarks/graph_io.py
+	$(BIN)/python benchmarks/record.py wide_range benchmarks/wide_range.py
+	$(BIN)/python benchmarks/record.py split_chain_limits benchmarks/split_chain_limits.py 60
 
 # executes every notebook in place (installs the notebooks extra: jupyterlab, nbconvert);
 # open them with `.venv/bin/jupyter lab notebooks/`

@@ -337,7 +337,7 @@ class GroupingInstance:
         if flop_rate is None and machine is None:
             raise InstanceError("flop_rate", "give a FLOP rate (FLOP/s) or a machine class with measured seconds")
         if flop_rate is not None:
-            flop_rate = check_number("flop_rate", flop_rate, minimum=0.0, strict=True)
+            flop_rate = limits.RATE.check("flop_rate", flop_rate)
         ops = {o.lower() for o in conv_ops}
         names, t, s, c = [], [], [], []
         for j, lay in enumerate(g.layers):
