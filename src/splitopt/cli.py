@@ -117,8 +117,8 @@ def cmd_generate(args) -> int:
             raise InstanceError("--param", f"must be KEY=VALUE, got {kv!r}")
         k, v = kv.split("=", 1)
         try:
-            params[k] = json.loads(v)
-        except json.JSONDecodeError:
+            params[k] = io.parse_json(v)  # the one JSON parser (depth limit, no NaN, no duplicate keys)
+        except SplitoptError:
             params[k] = v
     if args.n is not None:
         params["n"] = args.n

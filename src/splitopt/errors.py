@@ -15,7 +15,12 @@ class SplitoptError(Exception):
 class InstanceError(SplitoptError, ValueError):
     """Bad input data: the message names the field path and the offending value."""
 
+    #: longest message kept (a bad value is echoed in the message; a huge one must not flood the terminal)
+    MAX_CHARS = 600
+
     def __init__(self, path: str, message: str):
+        if len(message) > self.MAX_CHARS:
+            message = message[: self.MAX_CHARS - 5] + " ...)"
         self.path = path
         self.detail = message
         super().__init__(f"{path}: {message}" if path else message)

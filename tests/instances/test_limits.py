@@ -211,9 +211,12 @@ def test_integer_of_5000_digits_is_a_clean_error(tmp_path):
     ("throughput", "pins", 1.5),
     ("split", "graph.edges.0", [{"a": 1}, "v1"]),
     ("split", "graph.edges.0", ["v0", "v1", True]),
+    ("split", "graph.layers.1.meta.macs", 10**400),
+    ("split", "graph.layers.1.meta.macs", 1e308),
 ])
 def test_found_by_fuzzing_now_clean(tmp_path, family, path, value):
-    """Tracebacks the fuzz test found (TypeError from int(None), dict(1.5), a dict as a layer name)."""
+    """Tracebacks the fuzz test found (TypeError from int(None), dict(1.5), a dict as a layer name) and
+    a 400-digit MAC count in layer meta (OverflowError in the totals ``inspect`` prints)."""
     doc = _rich(family)
     node = doc["data"]
     keys = [int(k) if k.isdigit() else k for k in path.split(".")]

@@ -134,6 +134,7 @@ class Layer:
             if not isinstance(d["meta"], Mapping):
                 raise InstanceError(f"{path}.meta", f"must be an object, got {d['meta']!r}"[:200])
             kw["meta"] = dict(d["meta"])
+            _check_meta_macs(kw["meta"], path)
         return cls(**kw)
 
 
@@ -589,6 +590,17 @@ def _check_layer_numbers(lay: Layer, i: int) -> None:
             check_number(f"{p}.{f}.{k}", v)
     for j, v in enumerate(lay.extra_out_bytes):
         check_number(f"{p}.extra_out_bytes[{j}]", v)
+    if lay.meta:
+        _check_meta_macs(lay.meta, p)
+
+
+def _check_meta_macs(meta: Mapping, path: str) -> None:
+    """``meta["macs"]``, when a number, is read by :attr:`Layer.macs`: a quantity like the others."""
+    from splitopt.instances.limits import QUANTITY
+
+    m = meta.get("macs")
+    if isinstance(m, (int, float)) and not isinstance(m, bool):
+        QUANTITY.check(f"{path}.meta.macs", m)
 
 
 def stable_topological_order(succ: Sequence[Sequence[int]]) -> tuple[list[int], list[int] | None]:

@@ -341,7 +341,9 @@ class GroupingInstance:
         ops = {o.lower() for o in conv_ops}
         names, t, s, c = [], [], [], []
         for j, lay in enumerate(g.layers):
-            members = list(lay.meta.get("members", [lay.name])) if lay.op == "block" else [lay.name]
+            members = lay.meta.get("members") if lay.op == "block" else None
+            if not (isinstance(members, list) and members and all(isinstance(m, str) for m in members)):
+                members = [lay.name]  # a user's "block" layer without (valid) collapse members
             mem_layers = [graph.layer(m) for m in members]
             if flop_rate is not None:
                 t.append(batch * max(lay.fwd_flop, floor_flop) / flop_rate)
