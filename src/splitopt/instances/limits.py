@@ -27,7 +27,11 @@ Quantities may be as small as the subnormals: the solvers scale the objective
 Use: a family declares ``LIMITS = {pattern: limit}`` on its instance type, with patterns in the
 JSON field names of ``to_dict()`` (``"device_s[]"``, ``"parts[].t_seconds"``,
 ``"rates_bytes_per_s[][]"``, ``"graph.layers[].fwd_seconds.*"``), and calls ``limits.enforce(self)``
-at the end of ``__post_init__``. A field absent or ``null`` (optional) is skipped.
+at the end of ``__post_init__`` (grouping, throughput), or ``limits.check(view, LIMITS)`` with a
+dict of just those fields when ``to_dict()`` would be costly (split: it would serialise the graph,
+whose layer numbers :class:`~splitopt.instances.graph.DNNGraph` checks as quantities itself). A
+field absent or ``null`` (optional) is skipped. The same limits apply to platforms (rates, node
+FLOP/s and speed-ups are rates; memories, overheads and latencies quantities).
 """
 
 from __future__ import annotations
