@@ -31,6 +31,10 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py grouping benchmarks/grouping.py
 	$(BIN)/python benchmarks/record.py runner benchmarks/runner.py
 	$(BIN)/python benchmarks/record.py graph_io benchmarks/graph_io.py
+	$(BIN)/python benchmarks/record.py sweep benchmarks/sweep.py
+	$(BIN)/python benchmarks/record.py workloads benchmarks/workloads.py
+	$(BIN)/python benchmarks/record.py throughput benchmarks/throughput.py --quick --milp-limit 30
+	$(BIN)/python benchmarks/record.py pipeline benchmarks/pipeline.py
 	$(BIN)/python benchmarks/record.py wide_range benchmarks/wide_range.py
 	$(BIN)/python benchmarks/record.py split_chain_limits benchmarks/split_chain_limits.py 60
 

@@ -92,6 +92,20 @@ def cmd_zoo(args) -> int:
 def cmd_import(args) -> int:
     from splitopt.instances import io
 
+    if args.import_kind == "dnn-partitioning":  # issue 11: a placement workload -> a throughput instance
+        from splitopt.instances.importers.dnn_partitioning import placement_from_peer, read_peer_file
+
+        inst = read_peer_file(args.path, objective=args.objective, contiguity=args.contiguity,
+                              **({"name": args.name} if args.name else {}))
+        if args.expert:
+            meta = dict(inst.meta)
+            meta["expert"] = placement_from_peer(inst, json.loads(io.read_text_file(args.expert)))
+            inst = inst.with_(meta=meta)
+        io.save(inst, args.output)
+        print(f"wrote {args.output}: throughput instance (comm_model device) {inst.name}, {inst.n_nodes} nodes, "
+              f"{inst.n_accelerators} accelerators + {inst.n_cpus} CPU cores, objective {inst.objective}, "
+              f"contiguity {inst.contiguity}")
+        return 0
     if args.import_kind == "onnx":
         from splitopt.instances.importers.onnx import load_onnx
 
@@ -261,6 +275,12 @@ def cmd_solve(args) -> int:
         import statistics
 
         timing.update(warm_min_seconds=min(warm), warm_median_seconds=statistics.median(warm))
+    if getattr(args, "export_placement", None):  # issue 11: the placement in dnn-partitioning's shape
+        from splitopt.instances.importers.dnn_partitioning import placement_to_peer, write_json
+
+        if getattr(inst, "comm_model", None) != "device":
+            raise InstanceError("--export-placement", "only for throughput instances with comm_model 'device'")
+        write_json(placement_to_peer(inst, sol.assignment), args.export_placement)
     if args.json:
         out = sol.to_dict()
         out["timing"] = timing
@@ -277,6 +297,60 @@ def cmd_solve(args) -> int:
         when = f"time {_fmt_s(sol.seconds)} (first call: includes imports and caches; --repeat R for warm timings)"
     print(f"algorithm {sol.algorithm}: status {sol.status}, objective {sol.objective:.9g}"
           + (f", bound {sol.bound:.9g}" if sol.bound is not None else "") + f", {when}")
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from splitopt.errors import InstanceError
+    from splitopt.families import Algorithm, family_of
+    from splitopt.instances import io
+    from splitopt.validation.sweep import plot, sweep
+
+    inst = io.load(args.file)
+    if not hasattr(inst, "family"):
+        raise InstanceError(args.file, "holds a graph or platform, not an instance: use `splitopt make` first")
+    fam = family_of(inst)
+    if fam.sweep is None:
+        raise InstanceError("--param", f"family {fam.name!r} has no sweep")
+    if args.param is None:
+        mod = Algorithm("sweep", fam.sweep).resolve().__module__
+        import importlib
+
+        params = getattr(importlib.import_module(mod), "PARAMS", {})
+        raise InstanceError("--param", "missing; " + fam.name + " sweeps: "
+                            + "; ".join(f"{k} ({v})" for k, v in params.items()))
+    if args.samples < 2:
+        raise InstanceError("--samples", f"must be >= 2, got {args.samples}")
+    res = sweep(inst, args.param, getattr(args, "from"), args.to, samples=args.samples, check=not args.no_check)
+    if args.plot:
+        plot(res, args.plot)
+    if args.json:
+        print(res.to_json())
+    else:
+        print(res.text())
+        if args.plot:
+            print(f"plot written to {args.plot}")
+    return 0
+
+
+def cmd_audit(args) -> int:
+    from splitopt.families import family_names
+    from splitopt.validation import audit
+
+    fams = None
+    if args.family:
+        if args.family not in family_names():
+            from splitopt.errors import InstanceError
+
+            raise InstanceError("FAMILY", f"unknown family {args.family!r} (known: {', '.join(family_names())})")
+        fams = [args.family]
+    rows = audit.run(fams, slow=args.slow)
+    if args.json:
+        print(audit.to_json(rows))
+    elif args.markdown:
+        print(audit.markdown(rows))
+    else:
+        print(audit.text(rows))
     return 0
 
 
@@ -399,6 +473,14 @@ def build_parser() -> argparse.ArgumentParser:
     ox.add_argument("-o", "--output", required=True, help="graph JSON file to write")
     ox.add_argument("--name", default=None, help="graph name (default: the model's graph name)")
     ox.add_argument("--batch", type=int, default=None, help="value of a symbolic batch dimension (default 1)")
+    dp = ims.add_parser("dnn-partitioning", help="a msr-fiddle/dnn-partitioning workload JSON (a throughput instance)")
+    dp.add_argument("path", help="their input JSON (maxFPGAs, maxCPUs, maxSizePerFPGA, nodes, edges)")
+    dp.add_argument("-o", "--output", required=True, help="instance JSON file to write")
+    dp.add_argument("--name", default=None, help="instance name (default: the file name)")
+    dp.add_argument("--objective", choices=("max-load", "fwd+bwd"), default="max-load", help="objective")
+    dp.add_argument("--contiguity", choices=("none", "convex", "chain"), default="convex",
+                    help="none; convex (each device's forward set convex, their IP); chain (their DP)")
+    dp.add_argument("--expert", default=None, help="their placement JSON to keep as the expert split")
     im.set_defaults(func=cmd_import)
 
     ge = sub.add_parser("generate", help="a seeded random DNN graph")
@@ -445,6 +527,8 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--option", action="append", metavar="NAME=VALUE",
                     help="any other option the algorithm declares (see `splitopt families`)")
     so.add_argument("--json", action="store_true", help="machine-readable output")
+    so.add_argument("--export-placement", default=None, metavar="FILE",
+                    help="also write the placement in msr-fiddle/dnn-partitioning's JSON shape (device model)")
     so.add_argument("--repeat", type=int, default=None, metavar="R",
                     help="run R more times and report warm min/median time apart from the first (cold) call")
     owners: dict[str, str] = {}  # option dest -> the family that defines it
@@ -458,6 +542,31 @@ def build_parser() -> argparse.ArgumentParser:
             for a in fam.solve_arguments:
                 owners[a.add_to(g).dest] = name
     so.set_defaults(func=cmd_solve, _family_options=owners)
+
+    sw = sub.add_parser("sweep", help="the optimal solution over a whole parameter range (exact pieces where "
+                                      "the cost is piecewise affine)")
+    sw.add_argument("file", help="instance JSON file (from `splitopt make`)")
+    sw.add_argument("--param", default=None,
+                    help="parameter to sweep; split: up_mbps, down_mbps, rate_mbps, device_speed, server_speed "
+                         "(exact); grouping: requests (exact), bandwidth_bytes_per_s (sampled)")
+    sw.add_argument("--from", dest="from", type=float, required=True, metavar="A", help="first parameter value")
+    sw.add_argument("--to", type=float, required=True, metavar="B", help="last parameter value")
+    sw.add_argument("--samples", type=int, default=50,
+                    help="samples (log-spaced) for parameters that cannot be swept exactly")
+    sw.add_argument("--plot", default=None, metavar="FILE", help="PNG of cost and solution size vs the parameter")
+    sw.add_argument("--json", action="store_true", help="machine-readable output")
+    sw.add_argument("--no-check", action="store_true",
+                    help="skip recomputing each piece's cost at its ends with the family evaluator")
+    sw.set_defaults(func=cmd_sweep)
+
+    au = sub.add_parser("audit", help="the papers' computable claims, each reproduced or refuted by splitopt")
+    au.add_argument("family", nargs="?", default=None, metavar="FAMILY",
+                    help="only this family's papers (split: seeds 000 and 002; grouping: seed 003)")
+    fmt = au.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="machine-readable rows (with the raw numbers)")
+    fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
+    au.add_argument("--slow", action="store_true", help="also run the claims marked slow")
+    au.set_defaults(func=cmd_audit)
 
     va = sub.add_parser("validate", help="run algorithms against the exact solver over an instance set")
     va.add_argument("set", help="set name (quick, FAMILY-random, zoo, pipedream; NAME:N for N seeds) or a "

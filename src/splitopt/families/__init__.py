@@ -18,6 +18,9 @@ What a family declares:
   which algorithms are ``relaxations`` (their ``bound`` is recorded as a lower bound, with its gap);
 * its instance-set recipes (:class:`SetRecipes`: parameters of ``generate`` for the ``quick``,
   ``<family>-random``, ``zoo`` and ``pipedream`` sets);
+* optional hooks, lazily imported ``"module:function"`` strings: ``sweep`` (exact parameter sweeps,
+  :mod:`splitopt.validation.sweep`) and ``claims`` (the papers' claims for ``splitopt audit``,
+  :mod:`splitopt.validation.audit`);
 * its CLI: ``make_arguments`` / ``make`` for ``splitopt make FAMILY GRAPH`` and
   ``solve_arguments`` / ``override`` for family options of ``splitopt solve``, as :class:`Arg`
   records.
@@ -42,6 +45,7 @@ BUILTIN: dict[str, str] = {
     "split": "splitopt.families.split",
     "grouping": "splitopt.families.grouping",
     "throughput": "splitopt.families.throughput",
+    "pipeline": "splitopt.families.pipeline",
 }
 
 #: Algorithm kinds. ``exact``: a combinatorial algorithm proven optimal on every instance it
@@ -193,6 +197,11 @@ class Family:
     # ``splitopt solve`` family options: override(instance, args) -> instance
     solve_arguments: tuple[Arg, ...] = ()
     override: Callable[[Any, Any], Any] | None = None
+    # ``splitopt sweep``: "module:function", function(instance, param, lo, hi, *, samples, check) -> SweepResult
+    # (splitopt.validation.sweep); the module's ``PARAMS`` dict names the parameters
+    sweep: str | None = None
+    # ``splitopt audit``: "module:function", function() -> list of splitopt.validation.audit.Claim
+    claims: str | None = None
 
     def __post_init__(self):
         for a in (self.default_algorithm, self.reference_algorithm, *self.relaxations):

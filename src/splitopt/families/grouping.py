@@ -136,6 +136,10 @@ ALGORITHMS = {a.name: a for a in (
               "digest §5.3 MILP A (assignment, staircase)", options=_MILP_OPTIONS),
     Algorithm("milp_interval", G + "milp:solve_interval", "formulation",
               "digest §5.3 MILP B (interval/path)", options=_MILP_OPTIONS),
+    Algorithm("lp_compact", G + "milp:lp_compact", "relaxation",
+              "LP relaxation of MILP A (bound; assignment a rounding)", options=_MILP_OPTIONS),
+    Algorithm("lp_interval", G + "milp:lp_interval", "relaxation",
+              "LP relaxation of MILP B (bound; assignment a rounding)", options=_MILP_OPTIONS),
 )}
 
 FAMILY = Family(
@@ -145,6 +149,7 @@ FAMILY = Family(
     algorithms=ALGORITHMS,
     default_algorithm="dp",
     reference_algorithm="milp_interval",
+    relaxations=("lp_compact", "lp_interval"),
     describe=describe,
     render=render,
     sense="min",
@@ -156,4 +161,6 @@ FAMILY = Family(
     make=make,
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
+    sweep="splitopt.solvers.grouping.sweep:sweep",
+    claims="splitopt.solvers.grouping.claims:claims",
 )

@@ -158,4 +158,6 @@ FAMILY = Family(
                     graph={"mode": None, "up_mbps": None}),
     make_arguments=MAKE_ARGUMENTS,
     make=make,
+    sweep="splitopt.solvers.split.sweep:sweep",
+    claims="splitopt.solvers.split.claims:claims",
 )

@@ -220,7 +220,11 @@ class ThroughputInstance:
     def from_dict(cls, d: Mapping) -> "ThroughputInstance":
         if not isinstance(d, Mapping):
             raise InstanceError("", f"a throughput instance must be an object, got {type(d).__name__}")
-        known = {"name", "layers", "tensors", "nodes", "rates_bytes_per_s", "max_splits", "link_model", "transfer",
+        if d.get("comm_model", "links") == "device":  # issue 11: the device communication model
+            from splitopt.instances.throughput_device import DeviceInstance
+
+            return DeviceInstance.from_dict(d)
+        known = {"name", "layers", "tensors", "nodes", "rates_bytes_per_s", "max_splits", "link_model", "transfer", "comm_model",
                  "pins", "contiguous", "meta"}
         unknown = sorted(set(d) - known)
         if unknown:

@@ -82,16 +82,17 @@ def test_paper_bnb_exact_on_chains_suboptimal_on_some_skip_dags():
 def test_limits_report_a_valid_bound():
     inst = generate(7, n_layers=9, n_nodes=4, kind="skip", max_splits=None, homogeneous=False)
     best = bnb.solve(inst)
-    r = bnb.solve(inst, node_limit=20)
+    r = bnb.solve(inst, node_limit=20, root_budget=0, pack_budget=0)  # root bound off: the limit must bite
     assert r.status == "feasible" and r.info["nodes"] <= 21
     assert r.bound <= best.bound * (1 + 1e-12) <= evaluate(inst, r.assignment)[0] * (1 + 1e-12)
-    assert best.info["nodes"] > 20
+    assert bnb.solve(inst, root_budget=0, pack_budget=0).info["nodes"] > 20
 
 
 def test_registry_solve_and_symmetry():
     inst = generate(2, n_layers=7, n_nodes=4, homogeneous=True, max_splits=None)
-    a = bnb.solve(inst, symmetry=True)
-    b = bnb.solve(inst, symmetry=False)
+    off = {"root_budget": 0, "pack_budget": 0}  # the root bound closes this one at once: compare the search
+    a = bnb.solve(inst, symmetry=True, **off)
+    b = bnb.solve(inst, symmetry=False, **off)
     assert close(evaluate(inst, a.assignment)[0], evaluate(inst, b.assignment)[0])
     assert a.info["nodes"] < b.info["nodes"]  # identical nodes explored once
     s = solve(inst, "bnb")

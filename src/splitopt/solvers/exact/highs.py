@@ -20,11 +20,17 @@ Crashes. HiGHS's MIP presolve recurses deeply on long chains: the split MILP of 
 chain (40,000 columns) overflowed the 8 MiB main-thread stack and killed the process with SIGSEGV
 after about 22 s. Large models (:data:`THREAD_ABOVE` columns plus rows) are therefore solved in a
 thread with a 1 GiB stack (virtual: only the pages used are committed); the same model then solves.
+
+Banner. HiGHS 1.16 prints its banner to the C-level stdout when the first ``Highs`` object of a
+process is constructed, before any option can be set; :func:`new_highs` builds that first object
+with file descriptor 1 sent to ``/dev/null`` (later objects print nothing unless ``output_flag``).
 """
 
 from __future__ import annotations
 
 import math
+import os
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -33,6 +39,35 @@ import numpy as np
 
 from splitopt.errors import InstanceError
 from splitopt.solvers.exact import base
+
+_BANNER_LOCK = threading.Lock()
+_banner_done = False
+
+
+def new_highs(output: bool = False):
+    """A ``highspy.Highs`` with ``output_flag`` set, the first one of the process built silently."""
+    import highspy
+
+    global _banner_done
+    if not _banner_done and not output:
+        with _BANNER_LOCK:
+            if not _banner_done:
+                sys.stdout.flush()
+                saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(devnull, 1)
+                    h = highspy.Highs()
+                finally:
+                    os.dup2(saved, 1)
+                    os.close(saved)
+                    os.close(devnull)
+                _banner_done = True
+                h.setOptionValue("output_flag", False)
+                return h
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(output))
+    return h
+
 
 DEFAULT_REL_GAP = 1e-9
 DEFAULT_ABS_GAP = 1e-12
@@ -113,8 +148,7 @@ class HighsMatrix:
                                for i in self.integer]
         lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
         self.lp = lp
-        self.highs = h = highspy.Highs()
-        h.setOptionValue("output_flag", bool(tee))
+        self.highs = h = new_highs(bool(tee))
         if time_limit is not None:
             h.setOptionValue("time_limit", float(time_limit))
         h.setOptionValue("mip_rel_gap", DEFAULT_REL_GAP if mip_gap is None else float(mip_gap))
@@ -268,8 +302,7 @@ class HighsMatrix:
         lp = self.lp
         cost = lp.col_cost_
         lp.col_cost_ = np.zeros(self.num_col)
-        h2 = hs.Highs()
-        h2.setOptionValue("output_flag", False)
+        h2 = new_highs()
         h2.setOptionValue("presolve", "off")
         h2.passModel(lp)
         h2.run()

@@ -48,6 +48,50 @@ def solve_milp(instance: GroupingInstance, formulation: str = "interval", solver
                             "solver_seconds": seconds, "termination": str(res.termination)})
 
 
+def solve_lp(instance: GroupingInstance, formulation: str = "interval", solver: str = "highs",
+             time_limit: float | None = 60.0, **options) -> AlgoResult:
+    """LP relaxation of MILP A or B (issue 12 item 11): the bound is the smallest LP optimum over the
+    group counts ``m``; a lower bound on every grouping's objective because each grouping is a
+    feasible point of its ``m``'s LP with the same objective value. The assignment is a rounding
+    (the LP point read as in :func:`sizes_from_model` when that gives a valid grouping, else ``m``
+    near-equal groups), so its objective is only an upper bound. Status ``ok`` (a relaxation
+    claims no optimality); the bound is dropped unless every LP was solved to optimality."""
+    from splitopt.models.grouping import check_assignment
+    from splitopt.solvers import exact
+
+    build = {"compact": build_milp_compact, "interval": build_milp_interval}.get(formulation)
+    if build is None:
+        raise InstanceError("formulation", f"must be 'compact' or 'interval', got {formulation!r}")
+    best = None
+    all_optimal = True
+    for m in instance.group_counts:
+        model = build(instance, m)
+        res = exact.solve(model, solver=solver, time_limit=time_limit, relax=True, **options)
+        if str(res.status) != "optimal" or res.objective is None:
+            all_optimal = False
+            continue
+        val = res.bound if res.bound is not None else res.objective
+        if best is None or val < best[0]:
+            try:
+                sizes = check_assignment(instance, sizes_from_model(model))
+            except InstanceError:
+                q, r = divmod(instance.n, m)
+                sizes = [q + 1] * r + [q] * (m - r)
+            best = (val, sizes)
+    if best is None:
+        raise SolverFailed(f"solver: {solver} solved no LP relaxation of the {formulation} MILP", status="error")
+    return AlgoResult(best[1], status="ok", bound=best[0] if all_optimal else None,
+                      info={"formulation": formulation, "lp": True})
+
+
+def lp_compact(instance: GroupingInstance, **options) -> AlgoResult:
+    """LP relaxation of MILP A."""
+    return solve_lp(instance, "compact", **options)
+
+
+def lp_interval(instance: GroupingInstance, **options) -> AlgoResult:
+    """LP relaxation of MILP B."""
+    return solve_lp(instance, "interval", **options)
 
 
 def solve_compact(instance: GroupingInstance, **options) -> AlgoResult:

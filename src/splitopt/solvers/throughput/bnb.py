@@ -21,6 +21,23 @@ bounds a subtree by the transfers of its padded leaf (the prefix padded with its
 * **Constraints** the paper lacks, enforced while branching: split cap, pins, node memory,
   contiguity (one run per node).
 
+Additions for speed (none in the paper; each keeps the search exact):
+
+* **Root bound from the compute relaxation** (:class:`~splitopt.solvers.throughput.bounds.Makespan`):
+  makespan on uniform machines of the layers, after merging layers joined by a tensor that alone
+  takes at least the incumbent period on the fastest link (they share a node in every better
+  placement). ``min(incumbent, relaxation)`` bounds the optimum; the search ends as soon as an
+  incumbent meets it.
+* **Quota-guided incumbent searches**: depth-first in the layer order, every node gets exactly the
+  (large) components the relaxation's optimum gives it, only the transfers are searched. On YOLOv2
+  with 3-6 heterogeneous nodes this meets the root bound at once (uncapped optimum proved in ms).
+* **Runs under a cap** (``max_splits <= RUN_CAP``): branch on whole runs ``pos..e`` on one node;
+  the window of ends is cut by monotone bounds (node and link times grow with ``e``, water-filling of
+  the rest shrinks, found by bisection; with one split left the last run's compute bounds it), and
+  the last run is scored as a padded leaf.
+* **Node-level packing check** in the layer search: a child is pruned when the compute relaxation
+  of the remaining layers cannot fit below the incumbent (budgeted; "maybe" never prunes).
+
 It reports the nodes explored and, when stopped by ``time_limit`` or ``node_limit``, the proven
 bound (the smallest bound of any unexplored subtree) and the gap.
 """
@@ -34,23 +51,32 @@ from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput import ThroughputInstance
 from splitopt.models.throughput import single_node_periods
+from splitopt.solvers.throughput.bounds import Makespan
 
 _REL = 1e-12  # a subtree is pruned when its bound reaches the incumbent within this relative tolerance
+
+
+RUN_CAP = 6  # caps up to this many split points are searched by runs (bnb._runs)
 
 
 class _Stop(Exception):
     pass
 
 
+class _Done(Exception):
+    """The incumbent reached the root lower bound: it is optimal."""
+
+
 def solve(instance: ThroughputInstance, time_limit: float | None = None, node_limit: int | None = None,
-          symmetry: bool = True) -> AlgoResult:
+          symmetry: bool = True, pack_budget: int = 2000, root_budget: int = 200_000) -> AlgoResult:
     """Exact minimum period (see the module docstring); ``AlgoResult.info`` has ``nodes`` explored,
     ``incumbents`` found, ``bound`` and ``gap``."""
-    return _BnB(instance, time_limit, node_limit, symmetry).run()
+    return _BnB(instance, time_limit, node_limit, symmetry, pack_budget, root_budget).run()
 
 
 class _BnB:
-    def __init__(self, inst: ThroughputInstance, time_limit, node_limit, symmetry: bool):
+    def __init__(self, inst: ThroughputInstance, time_limit, node_limit, symmetry: bool, pack_budget: int = 2000,
+                 root_budget: int = 200_000):
         self.inst = inst
         L, N = inst.n_layers, inst.n_nodes
         self.L, self.N = L, N
@@ -77,6 +103,10 @@ class _BnB:
         for t, (p, cons, s) in enumerate(self.tens):
             for d in range(p + 1, max(cons) + 1):
                 self.crossing[d].append(t)
+        self.prefix_flop = [0.0] * (L + 1)
+        for i in range(L):
+            self.prefix_flop[i + 1] = self.prefix_flop[i] + self.c[i]
+        self.run_mode = False
         self.suffix_flop = [0.0] * (L + 1)
         for i in range(L - 1, -1, -1):
             self.suffix_flop[i] = self.suffix_flop[i + 1] + self.c[i]
@@ -112,6 +142,14 @@ class _BnB:
         self.best_p: list[int] | None = None
         self.pending: list[list[float]] = []  # per depth: bounds of children not yet explored
         self.stopped = None
+        self.mk = Makespan(self.c, self.eta, self.pins)
+        self.lb_root = 0.0
+        self.pack_budget = pack_budget
+        self.root_budget = root_budget
+        self.root_info: dict = {}
+        self.comp = self.comp_pin = self.comp_flop = self.root_solution = None
+        self.pack_calls = 0
+        self.pack_pruned = 0
 
     # ------------------------------------------------------------------ link accounting
     def _res_time(self, a: int, b: int) -> float:
@@ -200,6 +238,8 @@ class _BnB:
             if self.M[q] + sum(self.mem[depth:]) > self.mem_cap[q] * (1 + 1e-12):
                 return math.inf
         comp = max(cmax, (self.W[q] + self.suffix_flop[depth]) / self.eta[q])
+        if comp >= self.best:  # cannot become the incumbent: its transfers need not be counted
+            return comp
         extra: dict[tuple[int, int], float] = {}
         for t in self.crossing[depth]:
             p, cons, s = self.tens[t]
@@ -233,6 +273,8 @@ class _BnB:
             self.best = value
             self.best_p = self.p[:depth] + [q] * (self.L - depth)
             self.incumbents += 1
+            if self.best <= self.lb_root * (1 + _REL):
+                raise _Done
 
     def _greedy_incumbents(self) -> None:
         """Contiguous runs in the layer order, one node after another (fastest first, then slowest
@@ -308,17 +350,153 @@ class _BnB:
             if cap >= self.cap:
                 break
             limit = node_limit if self.node_limit is None else min(node_limit, self.node_limit)
-            sub = _BnB(self.inst.with_(max_splits=cap), None, limit, any(c is not None for c in self.cls_prev))
+            sub = _BnB(self.inst.with_(max_splits=cap), None, limit, any(c is not None for c in self.cls_prev),
+                       self.pack_budget)
             sub.deadline = self.deadline
             sub.best, sub.best_p = self.best, self.best_p
             try:
-                sub._dfs(0, -1, 0, 0.0, 0.0)
+                sub._search()
             except _Stop:
                 pass
             if sub.best < self.best:
                 self.best, self.best_p = sub.best, sub.best_p
                 self.incumbents += 1
             self.incumbent_nodes += sub.nodes
+
+    def _components(self, U: float):
+        """Layers that share a node in every placement with a period below ``U``: a tensor whose bytes
+        take at least ``U`` on the fastest link never crosses one. Returns (component root per layer =
+        its first layer, pinned node per root or None), or None when two pins meet in one component
+        (then nothing beats ``U``)."""
+        fastest = min((self.theta[a][b] for a in range(self.N) for b in range(self.N) if a != b), default=math.inf)
+        parent = list(range(self.L))
+
+        def find(i):
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for p, cons, s in self.tens:
+            if s * fastest >= U * (1 - _REL):
+                for c in cons:
+                    a, b = find(p), find(c)
+                    if a != b:
+                        parent[max(a, b)] = min(a, b)
+        root = [find(i) for i in range(self.L)]
+        pin: dict[int, int] = {}
+        for i, a in self.pins.items():
+            if pin.setdefault(root[i], a) != a:
+                return None
+        return root, pin
+
+    def _root_bound(self) -> None:
+        """Root lower bound: fluid, largest layer and the compute relaxation (bounds.Makespan) of the
+        components of :meth:`_components` at the incumbent; a solution below the incumbent keeps each
+        component on one node, so ``min(incumbent, relaxation)`` bounds the optimum."""
+        base = max(self._waterfill(0, -1), self.suffix_layer[0])
+        comps = self._components(self.best) if math.isfinite(self.best) else self._components(math.inf)
+        if comps is None:
+            lb, val, exact = self.best, math.inf, True
+        else:
+            root, pin = comps
+            flop: dict[int, float] = {}
+            for i in range(self.L):
+                flop[root[i]] = flop.get(root[i], 0.0) + self.c[i]
+            jobs = [(r, f, pin.get(r)) for r, f in sorted(flop.items())]
+            mk = Makespan(self.c, self.eta, jobs=jobs)
+            budget = self.root_budget if self.cap > RUN_CAP else min(self.root_budget, 2000)
+            val, exact = mk.value(0, None, budget) if budget else (0.0, False)
+            lb = min(self.best, val)
+            self.comp, self.comp_pin, self.comp_flop, self.root_solution = root, pin, flop, mk.solution
+        self.lb_root = max(self.lb_root, base, lb)
+        self.root_info = {"makespan_bound": val, "makespan_exact": exact, "root_bound": self.lb_root,
+                          "components": len(set(self.comp)) if self.comp else None}
+
+    def _quota_incumbents(self, budget: int = 20_000, big: float = 0.05) -> None:
+        """Depth-first search in the layer order for a placement whose period meets the root bound
+        ``tau``: every node takes exactly the large components (FLOP at least ``big`` times the largest,
+        counted per FLOP value) that the compute relaxation's optimum gives it; smaller components go
+        anywhere their node keeps ``W_b + reserved_b <= tau eta_b`` (``reserved`` = its large components
+        still to come) and the remaining small FLOP still fits (fluid). Links are searched with the
+        node of the previous layer first. A placement found is optimal (it meets the bound); the
+        search is a heuristic within ``budget`` nodes, the proof is the bound."""
+        sol = self.root_solution
+        if not sol or self.comp is None:
+            return
+        root, pin, cflop = self.comp, self.comp_pin, self.comp_flop
+        tau = self.lb_root * (1 + 1e-12)
+        fmax = max(cflop.values())
+        quota = {size: list(cnt) for size, cnt in sol if size >= big * fmax}
+        reserved = [math.fsum(size * cnt[a] for size, cnt in quota.items()) for a in range(self.N)]
+        small_left = [math.fsum(f for r, f in cflop.items() if r not in pin and f not in quota)]
+        cap = [tau * self.eta[a] for a in range(self.N)]
+        count = [0]
+
+        def rec(depth, last, splits, cmax, lmax):
+            count[0] += 1
+            if count[0] > budget:
+                raise _Stop
+            if depth == self.L:
+                self._offer(max(cmax, lmax), depth, last)
+                return
+            kids = self._children(depth, last, splits)
+            r = root[depth]
+            kind = None
+            if r < depth:
+                kids = [b for b in kids if b == self.p[r]]
+            elif r in pin:
+                kids = [b for b in kids if b == pin[r]]
+            elif cflop[r] in quota:
+                kind = "big"
+                q = quota[cflop[r]]
+                kids = [b for b in kids if q[b] > 0]
+            else:
+                kind = "small"
+                f = cflop[r]
+                kids = [b for b in kids if self.W[b] + reserved[b] + f <= cap[b]]
+            scored = []
+            for b in kids:
+                touched, undo = self._place(depth, b)
+                self._unplace(depth, b, undo)
+                scored.append((b != last, touched, b))
+            scored.sort()
+            for _x, _t, b in scored:
+                touched, undo = self._place(depth, b)
+                first_use = not self.used[b]
+                self.used[b] = True
+                closed_last = last >= 0 and b != last and not self.closed[last]
+                if closed_last:
+                    self.closed[last] = True
+                cm = max(cmax, self.W[b] / self.eta[b])
+                lm = max(lmax, touched)
+                if kind == "big":
+                    quota[cflop[r]][b] -= 1
+                    reserved[b] -= cflop[r]
+                elif kind == "small":
+                    small_left[0] -= cflop[r]
+                try:
+                    room = math.fsum(max(0.0, cap[a] - self.W[a] - reserved[a]) for a in range(self.N))
+                    if max(cm, lm) < self.best * (1 - _REL) and small_left[0] <= room * (1 + 1e-12):
+                        rec(depth + 1, b, splits + (last >= 0 and b != last), cm, lm)
+                finally:
+                    if kind == "big":
+                        quota[cflop[r]][b] += 1
+                        reserved[b] += cflop[r]
+                    elif kind == "small":
+                        small_left[0] += cflop[r]
+                    if closed_last:
+                        self.closed[last] = False
+                    if first_use:
+                        self.used[b] = False
+                    self._unplace(depth, b, undo)
+
+        try:
+            rec(0, -1, 0, 0.0, 0.0)
+        except _Stop:
+            pass
+        finally:
+            self.incumbent_nodes += count[0]
 
     # ------------------------------------------------------------------ search
     def _children(self, depth: int, last: int, splits: int) -> list[int]:
@@ -351,6 +529,120 @@ class _BnB:
                 self.stopped = "time_limit"
                 raise _Stop
 
+    def _search(self) -> None:
+        """The main search: by runs when the split cap is small, else layer by layer."""
+        if self.cap <= RUN_CAP:
+            self.run_mode = True
+            self._runs(0, -1, 0, 0.0, 0.0)
+        else:
+            self._dfs(0, -1, 0, 0.0, 0.0)
+
+    def _wf_at(self, e: int, b: int, extra: float) -> float:
+        """Water-filling bound after a run on ``b`` ends at ``e`` having added ``extra`` FLOP to it
+        (not yet placed): non-increasing in ``e``."""
+        self.W[b] += extra
+        try:
+            return self._waterfill(e + 1, b)
+        finally:
+            self.W[b] -= extra
+
+    def _runs(self, pos: int, last: int, splits: int, cmax: float, lmax: float) -> None:
+        """Branch on whole runs: a run of layers ``pos..e`` on one node ``b != last``, for every end
+        ``e`` in the window where ``max(node and link times so far) < incumbent`` (non-decreasing in
+        ``e``) and the water-filling bound of the rest ``< incumbent`` (non-increasing in ``e``: its
+        start is found by bisection). With no split left the run takes every remaining layer and is
+        scored as a padded leaf; with one split left each end is scored with every last node."""
+        self._tick()
+        thr = self.best * (1 - _REL)
+        left = self.cap - splits  # splits still allowed after this run starts
+        for b in self._children(pos, last, splits - (last >= 0)):
+            if b == last:
+                continue
+            first_use = not self.used[b]
+            closed_last = last >= 0 and not self.closed[last]
+            if left == 0 or pos == self.L - 1:
+                self.used[b] = True
+                if closed_last:
+                    self.closed[last] = True
+                try:
+                    self._offer(self._padded(pos, b, cmax, lmax), pos, b)
+                finally:
+                    if closed_last:
+                        self.closed[last] = False
+                    if first_use:
+                        self.used[b] = False
+                continue
+            self.used[b] = True
+            if closed_last:
+                self.closed[last] = True
+            placed = []
+            try:
+                # bisection for the first end whose water-filling bound is below the incumbent
+                lo, hi = pos, self.L - 1
+                pre = self.prefix_flop
+                if left == 1:  # the rest is one run on one other node: its compute alone bounds the end
+                    lasts = [c for c in range(self.N) if c != b and not (self.contiguous and self.used[c])]
+
+                    def ok(e):
+                        return min(((self.W[c] + self.suffix_flop[e + 1]) / self.eta[c] for c in lasts),
+                                   default=math.inf) < thr
+                else:
+                    def ok(e):
+                        return self._wf_at(e, b, pre[e + 1] - pre[pos]) < thr and self.suffix_layer[e + 1] < thr
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if ok(mid):
+                        hi = mid
+                    else:
+                        lo = mid + 1
+                e_lo = lo
+                cm, lm = cmax, lmax
+                for e in range(pos, self.L):
+                    thr = self.best * (1 - _REL)
+                    if e in self.pins and self.pins[e] != b:
+                        break
+                    if self.M[b] + self.mem[e] > self.mem_cap[b] * (1 + 1e-12):
+                        break
+                    touched, undo = self._place(e, b)
+                    placed.append((e, undo))
+                    cm = max(cm, self.W[b] / self.eta[b])
+                    lm = max(lm, touched)
+                    if max(cm, lm) >= thr or not math.isfinite(lm):
+                        break
+                    if e == self.L - 1:
+                        self._offer(max(cm, lm), self.L, b)
+                        break
+                    if e < e_lo:
+                        continue
+                    self._offer(self._padded(e + 1, b, cm, lm), e + 1, b)
+                    if left == 1:  # the next run is the last: score it with every node
+                        for c in self._children(e + 1, b, splits):
+                            if c == b:
+                                continue
+                            fu = not self.used[c]
+                            self.used[c] = True
+                            cl = not self.closed[b]
+                            self.closed[b] = True
+                            try:
+                                self._offer(self._padded(e + 1, c, cm, lm), e + 1, c)
+                            finally:
+                                if cl:
+                                    self.closed[b] = False
+                                if fu:
+                                    self.used[c] = False
+                        self._tick()
+                        continue
+                    lb = max(cm, lm, self.suffix_layer[e + 1], self._waterfill(e + 1, b))
+                    if lb < self.best * (1 - _REL):
+                        self._runs(e + 1, b, splits + 1, cm, lm)
+            finally:
+                for e, undo in reversed(placed):
+                    self._unplace(e, b, undo)
+                if closed_last:
+                    self.closed[last] = False
+                if first_use:
+                    self.used[b] = False
+
     def _dfs(self, depth: int, last: int, splits: int, cmax: float, lmax: float) -> None:
         self._tick()
         if depth == self.L:
@@ -367,6 +659,11 @@ class _BnB:
             cm = max(cmax, self.W[b] / self.eta[b])
             lm = max(lmax, touched)
             lb = max(cm, lm, self.suffix_layer[depth + 1], self._waterfill(depth + 1, b))
+            if lb < self.best * (1 - _REL) and math.isfinite(lm) and self.pack_budget:
+                self.pack_calls += 1
+                if not self.mk.packable(depth + 1, self.W, self.best * (1 - _REL), self.pack_budget):
+                    self.pack_pruned += 1
+                    lb = self.best
             if lb < self.best * (1 - _REL) and math.isfinite(lm):
                 self._offer(self._padded(depth + 1, b, cm, lm), depth + 1, b)
                 kids.append((lb, b, cm, lm))
@@ -401,36 +698,56 @@ class _BnB:
             if self.stopped is None:
                 self.pending.pop()
 
+    def _reached_root_bound(self) -> bool:
+        return self.best_p is not None and self.best <= self.lb_root * (1 + _REL)
+
     def run(self) -> AlgoResult:
         if self.L == 0:  # pragma: no cover - instances have layers
             return AlgoResult([], bound=0.0)
+        t0 = time.perf_counter()
         # first incumbent: the best feasible single node
         for a in sorted(range(self.N), key=single_node_periods(self.inst).__getitem__):
             v = self._padded(0, a, 0.0, 0.0)
             if math.isfinite(v):
                 self.best, self.best_p = v, [a] * self.L
                 break
-        self._greedy_incumbents()
-        self._capped_incumbents()
-        t0 = time.perf_counter()
         try:
-            self._dfs(0, -1, 0, 0.0, 0.0)
-        except _Stop:
+            self._greedy_incumbents()
+            for _round in range(3):  # a better incumbent merges more layers: a stronger root bound
+                before = self.best
+                self._root_bound()
+                if self._reached_root_bound():
+                    raise _Done
+                for big in (0.0, 0.05) if self.cap > RUN_CAP else ():  # exact counts, then large ones only
+                    self._quota_incumbents(big=big)
+                    if self._reached_root_bound():
+                        raise _Done
+                if not self.best < before:
+                    break
+            for phase in (self._capped_incumbents, self._search):
+                if self._reached_root_bound():
+                    raise _Done
+                phase()
+        except (_Stop, _Done):
             pass
         if self.best_p is None:
             if self.stopped:
                 raise InstanceError("instance", f"no feasible placement found before the {self.stopped}")
             raise InstanceError("instance", "no feasible placement (pins, memory, cap and contiguity conflict)")
         if self.stopped:
-            open_bounds = [b for level in self.pending for b in level]
-            bound = min([self.best] + open_bounds)
+            if self.run_mode:  # the run search keeps no open bounds: the root bound is what is proved
+                bound = min(self.best, self.lb_root)
+            else:
+                open_bounds = [b for level in self.pending for b in level]
+                bound = max(self.lb_root, min([self.best] + open_bounds))
             status = self.stopped if self.stopped == "time_limit" else "feasible"
         else:
             bound, status = self.best, "optimal"
         gap = (self.best - bound) / self.best if self.best > 0 else 0.0
         return AlgoResult([self.inst.nodes[a] for a in self.best_p], status=status, bound=bound,
                           info={"nodes": self.nodes, "incumbent_nodes": self.incumbent_nodes, "incumbents": self.incumbents, "gap": gap,
-                                "seconds": time.perf_counter() - t0, "stopped": self.stopped})
+                                "seconds": time.perf_counter() - t0, "stopped": self.stopped,
+                                "pack_calls": self.pack_calls, "pack_pruned": self.pack_pruned, **self.root_info})
 
 
 __all__ = ["solve"]

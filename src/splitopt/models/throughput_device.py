@@ -1,0 +1,458 @@
+"""The mathematics of the ``throughput`` family under the device communication model (issue 11):
+the evaluator (single source of truth) and the MILP.
+
+Source: Tarnawski et al., "Efficient Algorithms for Device Placement of DNN Graph Operators",
+NeurIPS 2020, §4 (min max-load) and its integer program (the public ``throughput-ip/ip.py`` of
+msr-fiddle/dnn-partitioning, read for the model, not copied). Instance semantics in
+:mod:`splitopt.instances.throughput_device`.
+
+* :func:`evaluate`: loads per device, objective ``max-load`` or ``fwd+bwd``; rejects (with
+  :class:`~splitopt.errors.InfeasibleSolution`) unsupported nodes on accelerators, broken colour
+  classes, accelerator memory overflows and broken contiguity.
+* :func:`build_milp`: the peer's IP, strengthened:
+
+  - one assignment variable per colour class (the peer writes ``x_u = x_v`` rows per class);
+  - communication ``in_{u,d} >= x_{v,d} - x_{u,d}`` and ``out_{u,d} >= x_{u,d} - x_{v,d}`` per edge
+    and accelerator as in the peer's IP (a tensor paid once per device however many consumers it
+    has there), on class-level tensors (edges inside a class dropped);
+  - ``contiguity="convex"``: the peer's ideal variables ``z_{v,d} >= x_{v,d}``, ``z_v <= z_u`` and
+    ``z_v <= x_v - x_u + 1`` per forward edge ``u -> v`` (ours on classes; the peer applies them to
+    accelerators and CPUs alike); ``"chain"`` (the peer's DP model, absent from its IP): devices are
+    *positions* in a chain, ``pos(u) <= pos(v)`` for every forward edge (written on cumulative sums
+    ``sum_{s<=t} x_{u,s} >= sum_{s<=t} x_{v,s}``), and which positions are CPU cores is a variable;
+  - symmetry breaking for identical devices (absent from the peer's IP): accelerator ``j`` may hold
+    class ``g`` only if accelerator ``j-1`` holds a class before ``g`` (devices ordered by their
+    first class); the same for CPU cores; for ``chain``, used positions form a prefix;
+  - valid inequalities: ``T >= (total work lower bound) / devices`` (the water-filling bound of
+    :func:`work_bound`), ``T >=`` each class's cheapest load.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.instances.throughput_device import DeviceInstance
+
+
+# ---------------------------------------------------------------------- evaluator
+def device_indices(instance: DeviceInstance, assignment: Any) -> list[int]:
+    """Assignment (device names ``acc0..``, ``cpu0..`` or indices, one per node) -> device indices."""
+    if isinstance(assignment, (str, bytes)) or not isinstance(assignment, (Sequence, np.ndarray)):
+        raise InstanceError("assignment", f"must be a list of device names, one per node, got {assignment!r}"[:200])
+    if len(assignment) != instance.n_nodes:
+        raise InstanceError("assignment", f"has {len(assignment)} entries for {instance.n_nodes} nodes")
+    idx = {nm: d for d, nm in enumerate(instance.devices)}
+    out = []
+    D = instance.n_devices
+    for i, v in enumerate(assignment):
+        if isinstance(v, str):
+            if v not in idx:
+                raise InstanceError(f"assignment[{i}]", f"unknown device {v!r} (devices: {', '.join(instance.devices)})")
+            out.append(idx[v])
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= int(v) < D:
+            out.append(int(v))
+        else:
+            raise InstanceError(f"assignment[{i}]", f"must be a device name, got {v!r}")
+    return out
+
+
+def device_loads(instance: DeviceInstance, p: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(forward load, backward load, communication part)`` per device (no feasibility checks)."""
+    D, k = instance.n_devices, instance.n_accelerators
+    fwd = np.zeros(D)
+    bwd = np.zeros(D)
+    comm = np.zeros(D)
+    back = instance.backward
+    for i, d in enumerate(p):
+        t = instance.cpu_seconds[i] if d >= k else instance.acc_seconds[i]
+        if back[i]:
+            bwd[d] += t
+        else:
+            fwd[d] += t
+    for u, cons, sec in instance.tensors:
+        if sec == 0.0:
+            continue
+        du = p[u]
+        dests = {p[c] for c in cons}
+        dests.discard(du)
+        if not dests:
+            continue
+        target = bwd if back[u] else fwd
+        if du < k:
+            target[du] += sec
+            comm[du] += sec
+        for d in dests:
+            if d < k:
+                target[d] += sec
+                comm[d] += sec
+    return fwd, bwd, comm
+
+
+def _reaches_back(n: int, succ: list[list[int]], members: set[int]) -> int | None:
+    """A node of ``members`` reachable from ``members`` through a path that leaves the set, if any."""
+    stack = [v for u in members for v in succ[u] if v not in members]
+    seen = set(stack)
+    while stack:
+        u = stack.pop()
+        for v in succ[u]:
+            if v in members:
+                return v
+            if v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return None
+
+
+def check_constraints(instance: DeviceInstance, p: Sequence[int]) -> None:
+    """Raise :class:`InfeasibleSolution` for an unsupported node on an accelerator, a split colour
+    class, an accelerator over its memory, or broken contiguity."""
+    k = instance.n_accelerators
+    for i, d in enumerate(p):
+        if d < k and not instance.supported[i]:
+            raise InfeasibleSolution(f"node {instance.nodes[i]!r} is not supported on accelerators but is on "
+                                     f"{instance.devices[d]!r}")
+    for cl in instance.colour_classes:
+        ds = {p[i] for i in cl}
+        if len(ds) > 1:
+            raise InfeasibleSolution(f"colour class of node {instance.nodes[cl[0]]!r} (colour "
+                                     f"{instance.colour[cl[0]]}) is split over devices "
+                                     f"{', '.join(instance.devices[d] for d in sorted(ds))}")
+    if instance.acc_memory_bytes is not None:
+        use = np.zeros(max(k, 1))
+        for i, d in enumerate(p):
+            if d < k:
+                use[d] += instance.size_bytes[i]
+        cap = instance.acc_memory_bytes
+        for d in range(k):
+            if use[d] > cap * (1 + 1e-12):
+                raise InfeasibleSolution(f"accelerator {instance.devices[d]!r} holds {use[d]:g} bytes, more than "
+                                         f"its memory {cap:g}")
+    if instance.contiguity == "none":
+        return
+    n = instance.n_nodes
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for u, v in instance.forward_edges:
+        succ[u].append(v)
+    groups: dict[int, set[int]] = {}
+    for i, d in enumerate(p):
+        if not instance.backward[i]:
+            groups.setdefault(d, set()).add(i)
+    for d, members in sorted(groups.items()):
+        v = _reaches_back(n, succ, members)
+        if v is not None:
+            raise InfeasibleSolution(f"the forward nodes of {instance.devices[d]!r} are not convex: a path leaves "
+                                     f"them and re-enters at {instance.nodes[v]!r} (contiguity {instance.contiguity})")
+    if instance.contiguity == "chain":
+        qsucc: dict[int, set[int]] = {d: set() for d in groups}
+        for u, v in instance.forward_edges:
+            if p[u] != p[v]:
+                qsucc[p[u]].add(p[v])
+        state: dict[int, int] = {}
+
+        def cyclic(d: int) -> bool:
+            stack = [(d, iter(sorted(qsucc[d])))]
+            state[d] = 1
+            while stack:
+                x, it = stack[-1]
+                y = next(it, None)
+                if y is None:
+                    state[x] = 2
+                    stack.pop()
+                elif state.get(y) == 1:
+                    return True
+                elif y not in state:
+                    state[y] = 1
+                    stack.append((y, iter(sorted(qsucc[y]))))
+            return False
+
+        for d in sorted(qsucc):
+            if d not in state and cyclic(d):
+                raise InfeasibleSolution("the devices' forward sets feed each other in a cycle: no chain of ideals "
+                                         "(contiguity chain, the peer's DP model) orders them")
+
+
+def objective_of(instance: DeviceInstance, fwd: np.ndarray, bwd: np.ndarray) -> float:
+    if instance.objective == "max-load":
+        return float(max(fwd + bwd))
+    return float(max(fwd)) + float(max(bwd))
+
+
+def evaluate(instance: DeviceInstance, assignment: Any) -> tuple[float, dict[str, float]]:
+    """Objective (seconds per sample, minimised: ``max-load`` or ``fwd+bwd``) and breakdown.
+
+    Breakdown: ``max_load`` (largest forward + backward load), ``fwd_max``, ``bwd_max``,
+    ``comm_max`` (communication part of the most loaded device), ``devices_used``, ``throughput``
+    (1 / objective, samples/s), and ``load[<device>]`` per used device."""
+    p = device_indices(instance, assignment)
+    check_constraints(instance, p)
+    fwd, bwd, comm = device_loads(instance, p)
+    total = fwd + bwd
+    obj = objective_of(instance, fwd, bwd)
+    top = int(np.argmax(total))
+    used = sorted(set(p))
+    b: dict[str, float] = {"max_load": float(total[top]), "fwd_max": float(max(fwd)), "bwd_max": float(max(bwd)),
+                           "comm_max": float(comm[top]), "devices_used": float(len(used)),
+                           "throughput": 1.0 / obj if obj > 0 else math.inf}
+    for d in used:
+        b[f"load[{instance.devices[d]}]"] = float(total[d])
+    return obj, b
+
+
+# ---------------------------------------------------------------------- bounds
+def class_data(instance: DeviceInstance):
+    """Colour classes with their summed CPU/accelerator times, sizes and support."""
+    cls = instance.colour_classes
+    cpu = [math.fsum(instance.cpu_seconds[i] for i in g) for g in cls]
+    acc = [math.fsum(instance.acc_seconds[i] for i in g) for g in cls]
+    size = [math.fsum(instance.size_bytes[i] for i in g) for g in cls]
+    sup = [all(instance.supported[i] for i in g) for g in cls]
+    return cls, cpu, acc, size, sup
+
+
+def work_bound(instance: DeviceInstance) -> float:
+    """A lower bound on the ``max-load`` optimum (also valid for ``fwd+bwd``, which is never below it):
+    the smallest ``T`` at which the classes fit *fractionally* (communication ignored) on ``l`` CPU
+    cores of capacity ``T`` and ``k`` accelerators of capacity ``T``, each class at least its cheapest
+    device load; found by bisection on the fractional knapsack (classes most profitable on a CPU core
+    go there first)."""
+    _cls, cpu, acc, _size, sup = class_data(instance)
+    k, l_ = instance.n_accelerators, instance.n_cpus
+    lb_single = 0.0
+    for c, a, s in zip(cpu, acc, sup):
+        opts = ([c] if l_ else []) + ([a] if (s and k) else [])
+        lb_single = max(lb_single, min(opts) if opts else math.inf)
+    forced_cpu = math.fsum(c for c, s in zip(cpu, sup) if not s or k == 0)
+    free = [(a, c) for a, c, s in zip(acc, cpu, sup) if s and k > 0]
+    if l_ == 0:
+        return max(lb_single, math.fsum(a for a, _c in free) / k if k else 0.0)
+    if k == 0:
+        return max(lb_single, (forced_cpu + math.fsum(c for _a, c in free)) / l_)
+    # classes sorted by accelerator time saved per CPU second
+    free.sort(key=lambda ac: -(ac[0] / ac[1]) if ac[1] > 0 else -math.inf)
+    total_acc = math.fsum(a for a, _c in free)
+
+    def fits(T: float) -> bool:
+        cap = l_ * T - forced_cpu
+        if cap < 0:
+            return False
+        acc_left = total_acc
+        for a, c in free:
+            if c <= cap:
+                cap -= c
+                acc_left -= a
+            else:
+                acc_left -= a * cap / c if c > 0 else a
+                break
+        return acc_left <= k * T * (1 + 1e-12)
+
+    lo, hi = 0.0, max(total_acc / k, (forced_cpu + math.fsum(c for _a, c in free)) / l_) + 1e-300
+    if fits(lo):
+        return lb_single
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid
+    return max(lb_single, lo)
+
+
+# ---------------------------------------------------------------------- MILP
+def build_milp(instance: DeviceInstance, *, symmetry: bool = True, valid_inequalities: bool = True,
+               incumbent: float | None = None):
+    """Pyomo MILP of the instance (module docstring). Times are in units of ``model._unit`` (the
+    work bound, so that rows have O(1) coefficients); ``incumbent`` (seconds, the value of a known
+    solution) caps ``T``."""
+    import pyomo.environ as pyo
+
+    cls, cpu, acc, size, sup = class_data(instance)
+    G = len(cls)
+    k, l_ = instance.n_accelerators, instance.n_cpus
+    D = k + l_
+    unit = work_bound(instance) or max(cpu + acc + [s for _p, _c, s in instance.tensors]) or 1.0
+    m = pyo.ConcreteModel(name=f"throughput-device[{instance.name}]")
+    m._unit = unit
+    m._classes = cls
+    cls_of = [0] * instance.n_nodes
+    for g, members in enumerate(cls):
+        for i in members:
+            cls_of[i] = g
+    back = instance.backward
+    chain = instance.contiguity == "chain"
+    m.G = pyo.RangeSet(0, G - 1)
+    m.D = pyo.RangeSet(0, D - 1)
+    m.x = pyo.Var(m.G, m.D, domain=pyo.Binary)
+    m.T = pyo.Var(domain=pyo.NonNegativeReals)
+    if chain:
+        # positions 0..D-1 of a chain; cpu[t] = 1 when position t is a CPU core
+        m.cpu = pyo.Var(m.D, domain=pyo.Binary)
+        m.ncpu = pyo.Constraint(expr=sum(m.cpu[t] for t in m.D) == l_)
+
+        def is_cpu(t):
+            return m.cpu[t]
+    else:
+        def is_cpu(t):
+            return 1 if t >= k else 0
+    m.one = pyo.Constraint(m.G, rule=lambda m, g: sum(m.x[g, d] for d in m.D) == 1)
+    # unsupported classes only on CPU cores
+    for g in range(G):
+        if not sup[g]:
+            for d in range(D):
+                if chain:
+                    m.add_component(f"unsup_{g}_{d}", pyo.Constraint(expr=m.x[g, d] <= m.cpu[d]))
+                elif d < k:
+                    m.x[g, d].fix(0)
+    # class-level tensors: (producer class, set of consumer classes, seconds, backward?)
+    ctens = []
+    for u, cons, sec in instance.tensors:
+        gu = cls_of[u]
+        gs = sorted({cls_of[c] for c in cons} - {gu})
+        # a tensor below 1e-7 of the time unit is dropped: a relaxation (loads only shrink), so the
+        # bound stays valid and the evaluator scores the solution with it; it keeps HiGHS's
+        # coefficient range within what it certifies
+        if gs and sec > 1e-7 * unit:
+            ctens.append((gu, gs, sec / unit, back[u]))
+    m.Tn = pyo.RangeSet(0, len(ctens) - 1) if ctens else pyo.Set(initialize=[])
+    m.cin = pyo.Var(m.Tn, m.D, bounds=(0, 1))
+    m.cout = pyo.Var(m.Tn, m.D, bounds=(0, 1))
+    rows = pyo.ConstraintList()
+    m.comm_rows = rows
+    for t_i, (gu, gs, _s, _b) in enumerate(ctens):
+        for d in range(D):
+            for gv in gs:
+                rows.add(m.cin[t_i, d] >= m.x[gv, d] - m.x[gu, d])
+                rows.add(m.cout[t_i, d] >= m.x[gu, d] - m.x[gv, d])
+    M = 1.0 + math.fsum(cpu) / unit + math.fsum(acc) / unit + 2 * math.fsum(s for *_x, s, _b in ctens)
+
+    # per class: (forward, backward) seconds on an accelerator and on a CPU core
+    split = {key: [[math.fsum(vals[i] for i in members if back[i] == b) for b in (False, True)] for members in cls]
+             for key, vals in (("acc", instance.acc_seconds), ("cpu", instance.cpu_seconds))}
+
+    def part_time(key, g, part):
+        f, b = split[key][g]
+        return (f + b if part is None else (b if part else f)) / unit
+
+    def acc_expr(d, part):
+        e = sum(part_time("acc", g, part) * m.x[g, d] for g in range(G))
+        e += sum(s * (m.cin[t_i, d] + m.cout[t_i, d]) for t_i, (_gu, _gs, s, b) in enumerate(ctens)
+                 if part is None or b == part)
+        return e
+
+    def cpu_expr(d, part):
+        return sum(part_time("cpu", g, part) * m.x[g, d] for g in range(G))
+
+    parts = [None] if instance.objective == "max-load" else [False, True]
+    m.Tpart = pyo.Var(range(len(parts)), domain=pyo.NonNegativeReals)
+    if instance.objective == "max-load":
+        m.tdef = pyo.Constraint(expr=m.T >= m.Tpart[0])
+    else:
+        m.tdef = pyo.Constraint(expr=m.T >= m.Tpart[0] + m.Tpart[1])
+    m.load_rows = pyo.ConstraintList()
+    for pi, part in enumerate(parts):
+        for d in range(D):
+            if chain:
+                m.load_rows.add(m.Tpart[pi] >= acc_expr(d, part) - M * m.cpu[d])
+                m.load_rows.add(m.Tpart[pi] >= cpu_expr(d, part) - M * (1 - m.cpu[d]))
+            elif d < k:
+                m.load_rows.add(m.Tpart[pi] >= acc_expr(d, part))
+            else:
+                m.load_rows.add(m.Tpart[pi] >= cpu_expr(d, part))
+    # memory (rows scaled by the capacity)
+    if instance.acc_memory_bytes is not None and any(s > 0 for s in size):
+        cap = instance.acc_memory_bytes
+        m.mem_rows = pyo.ConstraintList()
+        big = math.fsum(size) / cap if cap > 0 else 0.0
+        for d in range(D):
+            if cap <= 0:
+                for g in range(G):
+                    if size[g] > 0:
+                        if chain:
+                            m.mem_rows.add(m.x[g, d] <= m.cpu[d])
+                        elif d < k:
+                            m.x[g, d].fix(0)
+                continue
+            e = sum(size[g] / cap * m.x[g, d] for g in range(G) if size[g] > 0)
+            if chain:
+                m.mem_rows.add(e <= 1 + big * m.cpu[d])
+            elif d < k:
+                m.mem_rows.add(e <= 1)
+    # contiguity on forward classes
+    fedges = sorted({(cls_of[u], cls_of[v]) for u, v in instance.forward_edges if cls_of[u] != cls_of[v]})
+    if instance.contiguity == "convex" and fedges:
+        fcls = sorted({g for e in fedges for g in e})
+        m.z = pyo.Var(fcls, m.D, bounds=(0, 1))
+        m.conv = pyo.ConstraintList()
+        for d in range(D):
+            for g in fcls:
+                m.conv.add(m.z[g, d] >= m.x[g, d])
+            for gu, gv in fedges:
+                m.conv.add(m.z[gv, d] <= m.z[gu, d])
+                m.conv.add(m.z[gv, d] <= m.x[gv, d] - m.x[gu, d] + 1)
+    elif chain and fedges:
+        m.prec = pyo.ConstraintList()
+        for gu, gv in fedges:
+            for t in range(D - 1):
+                m.prec.add(sum(m.x[gu, s] for s in range(t + 1)) >= sum(m.x[gv, s] for s in range(t + 1)))
+    # symmetry breaking
+    if symmetry:
+        m.sym = pyo.ConstraintList()
+        if chain:
+            m.used = pyo.Var(m.D, domain=pyo.Binary)
+            for d in range(D):
+                for g in range(G):
+                    m.sym.add(m.x[g, d] <= m.used[d])
+                m.sym.add(m.used[d] <= sum(m.x[g, d] for g in range(G)))
+                if d + 1 < D:
+                    m.sym.add(m.used[d] >= m.used[d + 1])
+        else:
+            for lo, hi in ((0, k), (k, D)):
+                for d in range(lo + 1, hi):
+                    for g in range(G):
+                        if g < d - lo:
+                            m.x[g, d].fix(0)
+                        else:
+                            m.sym.add(m.x[g, d] <= sum(m.x[h, d - 1] for h in range(g)))
+    # valid inequalities
+    if valid_inequalities:
+        m.lb = pyo.Constraint(expr=m.T >= work_bound(instance) / unit * (1 - 1e-9))
+    if incumbent is not None:
+        m.ub = pyo.Constraint(expr=m.T <= incumbent / unit * (1 + 1e-9))
+    m.obj = pyo.Objective(expr=m.T, sense=pyo.minimize)
+    return m
+
+
+def assignment_from_milp(instance: DeviceInstance, model) -> list[str]:
+    """Device name per node from a solved model (the largest ``x`` per class; for ``chain`` the
+    positions are mapped to accelerators and CPU cores in order)."""
+    D = instance.n_devices
+    k = instance.n_accelerators
+    out: list[str] = [""] * instance.n_nodes
+    chain = instance.contiguity == "chain"
+    if chain:
+        names: dict[int, str] = {}
+        na = nc = 0
+        for t in range(D):
+            if (model.cpu[t].value or 0.0) > 0.5 and nc < instance.n_cpus:
+                names[t] = f"cpu{nc}"
+                nc += 1
+            elif na < k:
+                names[t] = f"acc{na}"
+                na += 1
+            else:
+                names[t] = f"cpu{nc}"
+                nc += 1
+    for g, members in enumerate(model._classes):
+        vals = [model.x[g, d].value or 0.0 for d in range(D)]
+        d = int(np.argmax(vals))
+        nm = names[d] if chain else instance.devices[d]
+        for i in members:
+            out[i] = nm
+    return out
+
+
+__all__ = ["evaluate", "device_indices", "device_loads", "check_constraints", "objective_of", "class_data",
+           "work_bound", "build_milp", "assignment_from_milp"]

@@ -1,0 +1,1 @@
+"""Algorithms of the ``pipeline`` family (seed 001), one module each."""

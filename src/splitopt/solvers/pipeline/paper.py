@@ -1,0 +1,526 @@
+"""The algorithms of seed 001 as printed (Wei et al., arXiv:2505.04368, Sections V-C to V-E,
+Appendices A-B; digest ``papers/001-pipelined-split-learning.md`` §3-§4), kept beside the
+corrected ones so that anyone can see where and how often they fail.
+
+**Algorithm 1** (:func:`algorithm1`, ``variant="paper"``), bottleneck-aware shortest path for a
+fixed ``b``, on the paper's graph (Eqs. 20-22, digest §3.2): a vertex is (submodel ``k``, node,
+layer interval), an edge joins consecutive submodels on different nodes, with weight ``c(e)`` =
+the tail's FP+BP compute plus the FP+BP transfer to the head (for ``k = 1``: the largest client
+FP stage plus the largest client BP stage, uploads included); arcs into the sink cost 0, and only
+submodel-``K`` vertices reach it. As printed:
+
+1. edges sorted in **descending** order of ``c(e)``;
+2. a lower bound ``l_b`` of the min-sum part from the RLT LP of Appendix B (vertex variables
+   ``mu``, edge variables ``zeta`` with the marginal equalities C17+/C18+, index-garbled in the
+   text and read as in digest §3.6), solved with HiGHS (:class:`~splitopt.solvers.exact.HighsMatrix`;
+   the paper used Gurobi);
+3. for each edge ``e``: skip it if ``l_b + xi c(e) > L*`` (line 6, ``continue``); else the shortest
+   path through ``e`` in the subgraph of edges no heavier than ``e`` (not yet removed), a
+   topological DP in place of the heap Dijkstra (same shortest path on a DAG), ``L^h = path sum +
+   xi c(e)``; keep the best; remove ``e``. Edges with the same tail vertex, head node and cut have
+   the same weight and are processed together (a valid order among ties).
+
+It keeps the paper's three defects (digest §7.3 #3): the **sum** ``c(e)`` stands for the
+bottleneck, the last submodel's compute is on no edge, and exactly ``K`` non-empty submodels are
+forced. ``K`` is not given in the paper; default ``max_submodels`` or ``min(I, N + 1)``. Memory
+is per submodel (a vertex whose block does not fit is removed), as in the graph. The returned
+plan is scored by the evaluator, which is how its suboptimality shows; its own value ``L*`` is
+reported in ``info["own_value"]``. With ``b`` not fixed it runs for every allowed ``b`` and keeps
+the best own value: the paper's "optimal" reference of Fig. 7 (exhaustive over ``b``, Algorithm 1
+for each, digest §5.3).
+
+**Theorem 1** (:func:`theorem1_b`, Eq. 18, Appendix A): with ``(x, y, T_1)`` fixed,
+``b~_r = sqrt(B T_1 / alpha_r)`` per regime, rounded to the better of floor and ceiling by
+``T_f(b) + xi(b) T_1``, set to 1 below 1 and clipped to ``b_v`` (the largest ``b`` that fits in
+memory with ``T_i(b) <= T_1``, Eq. 24). Corrections: the regimes are tried as candidates and the
+best kept (they are conditioned on ``b`` itself in Eq. 18, digest §7.1 #12), the client threshold
+is compared with the client load, ``b_v`` is the exact largest feasible ``b`` (the floor reading;
+Eq. 24 prints ceilings, digest §7.2 #11), ``alpha_r`` is the slope of ``T_f`` in regime ``r``
+with ``b_m = b / M`` (Eq. 28, digest §4.2).
+
+**BCD** (:func:`bcd`, Algorithm 2): ``b^0 = 20``; repeat: ``(x, y, T_1)`` = the MSP at
+``b^(t-1)`` (``msp="exact"``: the corrected exact search, default, so that only the ``b`` step is
+the paper's; ``msp="paper"``: Algorithm 1 as printed), then ``b^t`` from Theorem 1 with ``T_1``
+frozen; stop when the round latency changes by less than ``theta`` (0.01 s, Table II) or after
+``max_iter`` rounds. The frozen ``T_1`` makes ``b`` unable to leave ``b^0`` (digest §4.3).
+``b_step="exact"`` replaces the ``b`` step by the exact 1-D minimisation of the true ``L`` over
+every allowed ``b`` and stops when ``L`` no longer decreases (monotone descent, finite).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.families import AlgoResult
+from splitopt.instances.pipeline import PipelineInstance
+from splitopt.models.pipeline import (
+    Plan,
+    block_memory,
+    client_memory,
+    client_times,
+    evaluate_plan,
+    make_assignment,
+    server_times,
+    transfer_times,
+    xi,
+)
+
+INF = np.inf
+
+
+def _fits(use: float, cap) -> bool:
+    return cap is None or use <= cap * (1 + 1e-9) + 1e-300
+
+
+class PaperGraph:
+    """The graph of Eqs. (20)-(22) for one ``b`` and exactly ``K`` submodels, compressed by edge
+    class: ``cw[c1, n']`` (client vertex ``[0, c1)`` to any submodel-2 vertex on ``n'`` starting at
+    ``c1``) and ``sw[k][n, lo, hi, n']`` (vertex ``(k, n, [lo, hi))`` to any ``(k+1, n', [hi,
+    .))``), ``k = 2..K-1``; ``vx[k][n, lo, hi]``: the vertex exists (its block fits in memory)."""
+
+    def __init__(self, instance: PipelineInstance, b: int, K: int):
+        self.inst, self.b, self.K = instance, b, K
+        I, N = instance.n_layers, instance.n_servers
+        self.I, self.N = I, N
+        self.xi = xi(instance.batch, b)
+        ccap = instance.client_memory_bytes
+        scap = instance.server_memory_bytes
+        self.v1 = np.zeros(I + 1, dtype=bool)
+        self.cw = np.full((I + 1, N), INF)
+        for c1 in range(1, I):
+            if not all(_fits(u, c) for u, c in zip(client_memory(instance, b, c1, K), ccap)):
+                continue
+            self.v1[c1] = True
+            for n2 in range(N):
+                ct = client_times(instance, b, c1, n2)
+                if ct is None:
+                    continue
+                Fc, Bc, relay = ct
+                w = max(Fc) + max(Bc)
+                for (x, y), smp in relay.items():
+                    w += smp * (instance.act_bytes[c1 - 1] / instance.rates[x][y]
+                                + instance.grad_bytes[c1 - 1] / instance.rates[y][x])
+                self.cw[c1, n2] = w
+        self.vx = {}
+        comp = np.full((N, I + 1, I + 1), INF)
+        for n in range(N):
+            for lo in range(1, I):
+                for hi in range(lo + 1, I + 1):
+                    F, B = server_times(instance, b, n, lo, hi)
+                    comp[n, lo, hi] = F + B
+        for k in range(2, K + 1):
+            v = np.zeros((N, I + 1, I + 1), dtype=bool)
+            for n in range(N):
+                for lo in range(1, I):
+                    for hi in range(lo + 1, I + 1):
+                        v[n, lo, hi] = _fits(block_memory(instance, b, lo, hi, k - 1, K), scap[n])
+            self.vx[k] = v
+        trans = np.full((I + 1, N, N), INF)
+        for h in range(1, I):
+            for n in range(N):
+                for n2 in range(N):
+                    if n == n2:
+                        continue
+                    hops = transfer_times(instance, b, instance.server_node(n), instance.server_node(n2), h)
+                    if hops is not None:
+                        trans[h, n, n2] = sum(cf + cb for _h, cf, cb in hops)
+        self.sw = {}
+        for k in range(2, K):
+            w = comp[:, :, :, None] + np.transpose(trans, (1, 0, 2))[:, None, :, :]  # [n, lo, hi, n']
+            w = np.where(self.vx[k][:, :, :, None], w, INF)
+            self.sw[k] = w
+
+    def edge_classes(self):
+        """``(weight, k, index)`` of every edge class with a finite weight (``k = 1``: index
+        ``(c1, n')``; else ``(n, lo, hi, n')``)."""
+        out = []
+        c1s, ns = np.nonzero(np.isfinite(self.cw) & self.v1[:, None])
+        out += [(float(self.cw[a, c]), 1, (int(a), int(c))) for a, c in zip(c1s, ns)]
+        for k, w in self.sw.items():
+            idx = np.argwhere(np.isfinite(w))
+            out += [(float(w[tuple(i)]), k, tuple(int(x) for x in i)) for i in idx]
+        return out
+
+    # -------------------------------------------------------------- DPs on a subgraph
+    def _masked(self, allow):
+        cw = np.where(allow[1], self.cw, INF)
+        sw = {k: np.where(allow[k], w, INF) for k, w in self.sw.items()}
+        return cw, sw
+
+    def forward(self, cw, sw):
+        """``f[k][n, lo, hi]``: shortest source -> vertex (k, n, [lo, hi))."""
+        I, K = self.I, self.K
+        hi_gt = np.arange(I + 1)[None, :] > np.arange(I + 1)[:, None]  # [lo, hi]: hi > lo
+        f = {}
+        g = np.where(self.v1[:, None], cw, INF).T  # [n', lo]
+        f[2] = np.where(self.vx[2] & hi_gt[None], g[:, :, None], INF)
+        for k in range(2, K):
+            g = (f[k][:, :, :, None] + sw[k]).min(axis=(0, 1))  # [hi, n'] -> start of k+1 at hi
+            f[k + 1] = np.where(self.vx[k + 1] & hi_gt[None], g.T[:, :, None], INF)
+        return f
+
+    def backward(self, cw, sw):
+        """``d[k][n, lo, hi]``: shortest vertex (k, n, [lo, hi)) -> sink."""
+        I, K = self.I, self.K
+        d = {}
+        last = np.full((self.N, I + 1, I + 1), INF)
+        last[:, :, I] = 0.0
+        d[K] = np.where(self.vx[K], last, INF)
+        for k in range(K - 1, 1, -1):
+            start = d[k + 1].min(axis=2)  # [n', lo' = hi]
+            d[k] = (sw[k] + start.T[None, None, :, :]).min(axis=3)
+        return d
+
+
+def rlt_bound(G: PaperGraph) -> float:
+    """The LP bound ``l_b`` of Algorithm 1 line 3: Appendix B's RLT relaxation of the min-sum part
+    (vertex variables ``mu``, edge-class variables ``zeta``, marginal equalities C17+/C18+),
+    solved with HiGHS. ``inf`` when infeasible."""
+    import scipy.sparse as sp
+
+    from splitopt.solvers.exact import HighsMatrix
+
+    I, K = G.I, G.K
+    cols, cost = {}, []
+
+    def col(key, c):
+        cols[key] = len(cost)
+        cost.append(c)
+
+    for c1 in range(1, I):
+        if G.v1[c1]:
+            col(("m", 1, c1), 0.0)
+    for k in range(2, K + 1):
+        for n, lo, hi in np.argwhere(G.vx[k]):
+            col(("m", k, int(n), int(lo), int(hi)), 0.0)
+    for c1, n2 in np.argwhere(np.isfinite(G.cw) & G.v1[:, None]):
+        col(("z", 1, int(c1), int(n2)), float(G.cw[c1, n2]))
+    for k, w in G.sw.items():
+        for i in np.argwhere(np.isfinite(w)):
+            col(("z", k, *(int(x) for x in i)), float(w[tuple(i)]))
+    rows, rc, rv, lo_, up_ = [], [], [], [], []
+
+    def row(entries, rhs):
+        r = len(lo_)
+        for c, v in entries:
+            rows.append(r)
+            rc.append(c)
+            rv.append(v)
+        lo_.append(rhs)
+        up_.append(rhs)
+
+    row([(cols[("m", 1, c1)], 1.0) for c1 in range(1, I) if ("m", 1, c1) in cols], 1.0)
+    # C18+: a vertex's mass leaves on its edge classes; C17+: what enters (k, n', lo) starts there
+    out: dict = {}
+    into: dict = {}
+    for key, c in cols.items():
+        if key[0] != "z":
+            continue
+        if key[1] == 1:
+            _z, _k, c1, n2 = key
+            out.setdefault(("m", 1, c1), []).append(c)
+            into.setdefault((2, n2, c1), []).append(c)
+        else:
+            _z, k, n, lo, hi, n2 = key
+            out.setdefault(("m", k, n, lo, hi), []).append(c)
+            into.setdefault((k + 1, n2, hi), []).append(c)
+    starts: dict = {}
+    for key, c in cols.items():
+        if key[0] == "m" and key[1] >= 2:
+            _m, k, n, lo, hi = key
+            starts.setdefault((k, n, lo), []).append(c)
+            if k < K:
+                row([(c, 1.0)] + [(z, -1.0) for z in out.get(key, [])], 0.0)
+            elif hi != I:
+                row([(c, 1.0)], 0.0)
+        elif key[0] == "m":
+            row([(c, 1.0)] + [(z, -1.0) for z in out.get(key, [])], 0.0)
+    for key in set(starts) | set(into):
+        row([(c, 1.0) for c in starts.get(key, [])] + [(z, -1.0) for z in into.get(key, [])], 0.0)
+    n = len(cost)
+    A = sp.csc_matrix((rv, (rows, rc)), shape=(len(lo_), n))
+    hm = HighsMatrix.from_arrays(np.array(cost), A, np.array(lo_), np.array(up_), np.zeros(n), np.ones(n))
+    res = hm.solve()
+    if res.status != "optimal" or res.objective is None:
+        return INF
+    return float(res.objective)
+
+
+def _paper_K(instance: PipelineInstance, K) -> int:
+    if K is None:
+        K = instance.max_submodels or min(instance.n_layers, instance.n_servers + 1)
+    K = int(K)
+    if not 2 <= K <= instance.n_layers:
+        raise InstanceError("K", f"must be in 2..{instance.n_layers} (submodels, client included), got {K}")
+    return K
+
+
+def algorithm1_fixed_b(instance: PipelineInstance, b: int, K: int, *, deadline=None, stats=None):
+    """Algorithm 1 as printed for one ``b``: ``(own value L*, plan or None)``."""
+    G = PaperGraph(instance, b, K)
+    x = G.xi
+    classes = G.edge_classes()
+    classes.sort(key=lambda t: -t[0])  # line 2: descending
+    lb = rlt_bound(G)  # line 3
+    if stats is not None:
+        stats["lp"] = stats.get("lp", 0) + 1
+    best = (INF, None)
+    allow = {1: np.isfinite(G.cw)}
+    allow.update({k: np.isfinite(w) for k, w in G.sw.items()})
+    for w, k, idx in classes:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        if lb + x * w > best[0]:  # line 6
+            continue
+        # line 5: the subgraph of edges no heavier than e (e kept, removed edges gone)
+        sub = {1: allow[1] & (G.cw <= w)}
+        sub.update({kk: allow[kk] & (G.sw[kk] <= w) for kk in G.sw})
+        cw, sw = G._masked(sub)
+        f, d = G.forward(cw, sw), G.backward(cw, sw)
+        if stats is not None:
+            stats["paths"] = stats.get("paths", 0) + 1
+        if k == 1:
+            c1, n2 = idx
+            val = w + d[2][n2, c1, :].min()
+        else:
+            n, lo, hi, n2 = idx
+            val = f[k][n, lo, hi] + w + d[k + 1][n2, hi, :].min()
+        if math.isfinite(val) and val + x * w < best[0]:  # lines 10-13
+            best = (val + x * w, (k, idx, sub))
+        allow[k][idx] = False  # line 15
+    if best[1] is None:
+        return INF, None
+    k, idx, sub = best[1]
+    return best[0], _recover(G, k, idx, sub)
+
+
+def _recover(G: PaperGraph, k, idx, sub) -> Plan:
+    cw, sw = G._masked(sub)
+    f, d = G.forward(cw, sw), G.backward(cw, sw)
+    I = G.I
+    # forward part: from the tail back to the source
+    if k == 1:
+        c1, n2 = idx
+        cuts, servers = [c1], []
+        nxt = (n2, c1)
+    else:
+        n, lo, hi, n2 = idx
+        chain = [(n, lo, hi)]
+        kk = k
+        while kk > 2:
+            cn, clo, chi = chain[0]
+            cand = f[kk - 1][:, :, clo] + sw[kk - 1][:, :, clo, cn]
+            pn, plo = np.unravel_index(int(np.argmin(cand)), cand.shape)
+            chain.insert(0, (int(pn), int(plo), clo))
+            kk -= 1
+        cuts = [chain[0][1]] + [c[2] for c in chain]
+        servers = [c[0] for c in chain]
+        nxt = (n2, hi)
+        k = k  # position of the tail
+    # backward part: from the head to the sink
+    kk = k + 1 if k >= 2 else 2
+    n, lo = nxt
+    while True:
+        hi = int(np.argmin(d[kk][n, lo, :]))
+        servers.append(n)
+        if hi == I:
+            break
+        cuts.append(hi)
+        cand = sw[kk][n, lo, hi, :] + d[kk + 1][:, hi, :].min(axis=1)
+        n, lo = int(np.argmin(cand)), hi
+        kk += 1
+    return Plan(G.b, tuple(cuts[:len(servers)]), tuple(servers))
+
+
+def algorithm1(instance: PipelineInstance, *, b: int | None = None, K: int | None = None,
+               time_limit: float | None = None) -> AlgoResult:
+    """Algorithm 1 as printed (module docstring); over every allowed ``b`` unless ``b`` is given."""
+    K = _paper_K(instance, K)
+    bs = instance.allowed_b() if b is None else (int(b),)
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    stats: dict = {}
+    best = (INF, None)
+    done = 0
+    for bb in bs:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        val, plan = algorithm1_fixed_b(instance, bb, K, deadline=deadline, stats=stats)
+        done += 1
+        if plan is not None and val < best[0]:
+            best = (val, plan)
+    if best[1] is None:
+        raise InstanceError("instance", f"Algorithm 1 (K = {K}) found no path: exactly {K} submodels do not fit "
+                                        "(memory, topology)")
+    p = best[1]
+    return AlgoResult(make_assignment(instance, p.b, p.cuts, p.servers), status="ok", bound=None,
+                      info={"own_value": best[0], "K": K, "b_done": done, "b_total": len(bs), **stats})
+
+
+# ---------------------------------------------------------------------- Theorem 1 and BCD
+def _feasible(instance, plan: Plan) -> bool:
+    try:
+        evaluate_plan(instance, plan, check=True)
+    except InfeasibleSolution:
+        return False
+    return True
+
+
+def _alphas(instance: PipelineInstance, plan: Plan) -> tuple[float, float]:
+    """Slopes of ``T_f`` in ``b`` with ``b_m = b / M`` (Eq. 28 and Appendix A): regime 1 (BP
+    below both thresholds: constant) and regime 2 (above both: BP linear)."""
+    inst = instance
+    M = inst.n_clients
+    blocks = plan.blocks(inst.n_layers)
+    srv_f = srv_b = link = 0.0
+    for j, ((lo, hi), s) in enumerate(zip(blocks[1:], plan.servers)):
+        f = inst.server_flops[s]
+        srv_f += inst.block_sum("fwd_flop", lo, hi) / f
+        srv_b += inst.block_sum("bwd_flop", lo, hi) / f
+        if j + 1 < len(plan.servers):
+            hops = transfer_times(inst, 1, inst.server_node(s), inst.server_node(plan.servers[j + 1]), hi)
+            link += sum(cf + cb for _h, cf, cb in hops or ())
+    c1 = plan.cuts[0]
+    t = inst.server_node(plan.servers[0])
+    up, down, cbw = [], [], []
+    for m in range(M):
+        route = inst.route(m, t)
+        if route is None:
+            continue
+        x = route[0][1]
+        fm = inst.client_flops[m]
+        up.append((inst.block_sum("fwd_flop", 0, c1) / fm + inst.act_bytes[c1 - 1] / inst.rates[m][x]) / M)
+        down.append(inst.grad_bytes[c1 - 1] / inst.rates[x][m] / M)
+        cbw.append(inst.block_sum("bwd_flop", 0, c1) / fm / M)
+    a1 = srv_f + link + max(up, default=0.0) + max(down, default=0.0)
+    a2 = srv_f + srv_b + link + max(up, default=0.0) + max((d + c for d, c in zip(down, cbw)), default=0.0)
+    return a1, a2
+
+
+def theorem1_b(instance: PipelineInstance, plan: Plan, T1: float) -> int:
+    """Theorem 1's micro-batch size for ``plan`` with the bottleneck ``T1`` frozen (module
+    docstring); ``plan.b`` is only used as the fallback when no ``b`` satisfies the constraints."""
+    B = instance.batch
+    allowed = instance.allowed_b()
+
+    def at(b):
+        return Plan(b, plan.cuts, plan.servers)
+
+    # b_v: the largest allowed b that fits in memory with T_i(b) <= T_1 (Eq. 24, floor reading)
+    bv = None
+    for b in sorted(allowed, reverse=True):
+        p = at(b)
+        if _feasible(instance, p) and evaluate_plan(instance, p)[1]["T_i"] <= T1 * (1 + 1e-12):
+            bv = b
+            break
+    if bv is None:
+        return plan.b
+
+    def z(b):  # the P3 objective T_f(b) + xi(b) T_1
+        return evaluate_plan(instance, at(b))[1]["T_f"] + xi(B, b) * T1
+
+    def nearest_allowed(b):
+        return min((a for a in allowed if a <= bv), key=lambda a: (abs(a - b), a))
+
+    th = max(instance.bwd_threshold_server, instance.bwd_threshold_client * instance.n_clients)
+    a1, a2 = _alphas(instance, plan)
+    cands = []
+    for alpha, lo_r, hi_r in ((a1, 1, min(th, bv)), (a2, min(th, bv), bv)):
+        if alpha <= 0:
+            bt = hi_r
+        else:
+            bt = math.sqrt(B * T1 / alpha)  # Eqs. 27, 32
+        pair = {max(1, math.floor(bt)), max(1, math.ceil(bt))}
+        br = min(pair, key=lambda b: (z(min(b, bv)), b))
+        if br <= 1:
+            bs = 1
+        elif br <= min(bv, B):
+            bs = br
+        else:
+            bs = min(bv, B)
+        bs = min(max(bs, lo_r), hi_r)
+        cands.append(nearest_allowed(bs))
+    return min(cands, key=lambda b: (z(b), b))
+
+
+def _exact_fixed_b(instance, b):
+    from splitopt.solvers.pipeline.shortest_path import solve
+
+    r = solve(instance, b=b)
+    from splitopt.models.pipeline import parse_assignment
+
+    return parse_assignment(instance, r.assignment)
+
+
+def bcd(instance: PipelineInstance, *, b_step: str = "paper", msp: str = "exact", b0: int = 20,
+        theta: float = 0.01, max_iter: int = 50, K: int | None = None) -> AlgoResult:
+    """Algorithm 2 (BCD); ``b_step="paper"`` (Theorem 1, frozen ``T_1``) or ``"exact"`` (1-D
+    minimisation of the true ``L``); ``msp="exact"`` or ``"paper"`` (Algorithm 1 as printed)."""
+    if b_step not in ("paper", "exact"):
+        raise InstanceError("b_step", f"must be paper or exact, got {b_step!r}")
+    if msp not in ("paper", "exact"):
+        raise InstanceError("msp", f"must be paper or exact, got {msp!r}")
+    allowed = instance.allowed_b()
+    b = min(allowed, key=lambda a: (abs(a - b0), a))  # line 1 (b^0 = 20, Table II)
+    Kp = _paper_K(instance, K) if msp == "paper" else None
+
+    def step_xy(bb):
+        if msp == "exact":
+            return _exact_fixed_b(instance, bb)
+        _v, p = algorithm1_fixed_b(instance, bb, Kp)
+        if p is None:
+            raise InstanceError("instance", f"BCD: Algorithm 1 found no path at b = {bb}")
+        return p
+
+    history = []
+    prev_L = INF
+    plan = None
+    for it in range(max_iter):
+        p = step_xy(b)  # line 5
+        T1 = evaluate_plan(instance, p)[1]["T_i"]
+        if b_step == "paper":
+            b_new = theorem1_b(instance, p, T1)  # line 6
+        else:
+            best = None
+            for bb in allowed:
+                q = Plan(bb, p.cuts, p.servers)
+                if not _feasible(instance, q):
+                    continue
+                v = evaluate_plan(instance, q)[0]
+                if best is None or v < best[0]:
+                    best = (v, bb)
+            b_new = best[1]
+        q = Plan(b_new, p.cuts, p.servers)
+        if not _feasible(instance, q):
+            q = p
+        L = evaluate_plan(instance, q)[0]
+        history.append((int(q.b), L))
+        if b_step == "exact" and plan is not None and L >= prev_L:
+            break  # monotone descent: no further decrease
+        plan, b = q, q.b
+        if b_step == "paper" and abs(L - prev_L) < theta:  # line 2
+            break
+        prev_L = L
+    return AlgoResult(make_assignment(instance, plan.b, plan.cuts, plan.servers), status="ok", bound=None,
+                      info={"iterations": len(history), "b_history": [h[0] for h in history],
+                            "L_history": [h[1] for h in history], "b_step": b_step, "msp": msp})
+
+
+def theorem1(instance: PipelineInstance, *, b0: int = 20) -> AlgoResult:
+    """One BCD round: the exact plan at ``b^0`` and Theorem 1's ``b`` for it (``T_1`` frozen)."""
+    allowed = instance.allowed_b()
+    b = min(allowed, key=lambda a: (abs(a - b0), a))
+    p = _exact_fixed_b(instance, b)
+    T1 = evaluate_plan(instance, p)[1]["T_i"]
+    bn = theorem1_b(instance, p, T1)
+    q = Plan(bn, p.cuts, p.servers)
+    if not _feasible(instance, q):
+        q = p
+    return AlgoResult(make_assignment(instance, q.b, q.cuts, q.servers), status="ok", bound=None,
+                      info={"b0": b, "b": q.b, "T1": T1})
+
+
+__all__ = ["algorithm1", "algorithm1_fixed_b", "rlt_bound", "theorem1_b", "theorem1", "bcd", "PaperGraph"]

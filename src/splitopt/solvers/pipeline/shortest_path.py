@@ -1,0 +1,412 @@
+"""Exact joint optimum of a ``pipeline`` instance: the corrected bottleneck-aware shortest path
+(seed 001, Algorithm 1 corrected as in digest §3.4-§3.5), made exact for ``distinct`` by a
+decremental state-space relaxation and for ``aggregate`` by a branch and bound, and run jointly
+over every micro-batch size ``b``.
+
+**Fixed b (digest §3.4, Minoux 1989).** On the DAG of :mod:`.graph`, ``L = sum a + xi max beta``
+over the arcs of a path, and ``OPT = min over theta of SP(theta) + xi theta`` where
+``SP(theta)`` is the shortest path (additive weights) over the arcs with ``beta <= theta``. Two
+exact orders are implemented (``order``):
+
+* ``"ascending"`` (digest §3.5 as written): thresholds = the distinct ``beta`` values in
+  ascending order, starting at the smallest one that admits a path (a bottleneck DP), each
+  threshold one topological DP, early stop as soon as ``LB + xi theta >= best`` with ``LB`` the
+  unconstrained min-sum (a DAG shortest path; it replaces the paper's RLT LP bound, digest
+  §3.6). Every later threshold is larger, so the stop is valid (the paper's descending order
+  does not allow it: digest §7.2 #8).
+* ``"descending"`` (default; same optimum, fewer DPs): start with every arc; a DP returns a path
+  ``P`` of sum ``SP`` and bottleneck ``m``; every path with bottleneck in ``[m, cap)`` has sum
+  ``>= SP`` and so value ``>= SP + xi m`` = the value of ``P``, which is recorded; every path
+  with bottleneck below ``m`` has sum ``>= SP``, so only bottlenecks below
+  ``(best - SP) / xi`` can improve. The next cap is the smaller of the two; stop when no path
+  is left. Proof of exactness: the invariant "every path with bottleneck ``>= cap`` is worth at
+  least ``best``" holds initially (``cap = inf``) and after each step by the two facts above.
+
+Both are exact for ``placement="revisit"`` (the path-graph semantics: every stage time and every
+memory use belongs to one arc) and ``O(|thresholds| (V + A))``.
+
+**distinct** (each server at most once: an elementary-path constraint the DAG cannot express,
+digest §7.3 #1). Decremental state-space relaxation (Righini and Salani 2008): solve with a set
+``C`` of *critical* servers whose reuse the DP forbids (its state carries the subset of ``C``
+already used; ``C`` empty is the ``revisit`` relaxation). The optimum over ``C`` is a lower
+bound for ``distinct``; if its path uses no server twice it is optimal, otherwise the servers it
+repeats join ``C`` and the search repeats. Elementary paths met on the way are incumbents. It
+ends after at most ``N`` rounds; ``max_critical`` caps ``|C|`` (the state space is ``2^|C|``):
+beyond it the answer is the best elementary path with status ``feasible`` and a proven bound.
+
+**aggregate** (the paper's P4: per-node sums, C8/C9/C11/C13/C15, not arc-local: digest §2.6):
+``T_f`` is the same sum as under ``revisit``, every aggregated stage is at least each of its
+items and aggregated memory at least each block's, so the ``revisit`` value of a path is a lower
+bound of its ``aggregate`` value. :func:`solve` runs a depth-first branch and bound over the
+paths, bounding a partial path by its sum plus the ``revisit`` min-sum to go, and its aggregated
+bottleneck so far against the ``revisit`` bottleneck-path value to go; leaves are scored by the
+evaluator. Incumbent: the ``distinct`` optimum (always ``aggregate``-feasible).
+
+**Joint over b (digest §8.5 (i)).** Every stage time and memory use is non-decreasing in ``b``
+and in each client's load, for a fixed number ``q = ceil(B / b)`` of micro-batches (the
+``resident`` memory depends on ``q`` too), and ``xi = q - 1``. Hence, among the allowed ``b``
+with the same ``q``, a ``b`` whose client loads are all at least those of a smaller allowed ``b``
+is dominated (same plan, same ``xi``, no larger stage or memory): :func:`candidate_bs` keeps the
+others (one per ``q`` with the ``balanced`` split: 45 for ``B = 512``; a few per ``q`` with the
+paper's Eq. 1 split, whose last client's load is not monotone). Work is reused across ``b``: the
+per-sample arc coefficients are built once (:class:`~.graph.Tables`), every candidate gets the
+lower bound ``min-sum + xi * min-bottleneck`` (two DPs), candidates are searched in increasing
+bound order with one global incumbent, and the loop stops at the first bound not below it.
+``tests/solvers/pipeline`` checks the reduction against enumerating every ``b``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.families import AlgoResult
+from splitopt.instances.pipeline import PipelineInstance
+from splitopt.models.pipeline import Plan, evaluate_plan, make_assignment
+from splitopt.solvers.pipeline.graph import DP, INF, Path, Tables, Weights
+
+ORDERS = ("descending", "ascending")
+
+
+def candidate_bs(instance: PipelineInstance, b_values=None) -> list[int]:
+    """The allowed ``b`` that are not dominated (see the module docstring)."""
+    bs = sorted(instance.allowed_b() if b_values is None else b_values)
+    B = instance.batch
+    kept: dict[int, list[tuple[int, tuple]]] = {}
+    out = []
+    for b in bs:
+        q = -(-B // b)
+        loads = instance.local_batches(b)
+        group = kept.setdefault(q, [])
+        if any(all(x <= y for x, y in zip(lo, loads)) for _b, lo in group):
+            continue
+        group.append((b, loads))
+        out.append(b)
+    return out
+
+
+class _Deadline:
+    def __init__(self, time_limit):
+        self.end = None if time_limit is None else time.perf_counter() + float(time_limit)
+
+    def over(self) -> bool:
+        return self.end is not None and time.perf_counter() > self.end
+
+
+def _dp(T: Tables, W: Weights, below: float = INF, critical=()) -> DP:
+    blk, tr, cl = W.masked(below)
+    return DP(T, blk, tr, cl, critical=critical)
+
+
+def bounds(T: Tables, W: Weights) -> tuple[float, float]:
+    """``(min-sum, min-bottleneck)`` over every path (the ``revisit`` relaxation)."""
+    s = DP(T, W.blk_a, W.tr_a, W.cl_a).value
+    m = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max").value
+    return s, m
+
+
+def threshold_search(T: Tables, W: Weights, best: float = INF, *, critical=(), order: str = "descending",
+                     stats: dict | None = None, on_path=None) -> tuple[float, Path | None]:
+    """``min over paths of sum a + xi max beta`` if below ``best`` (else ``(best, None)``), over the
+    paths that reuse no server of ``critical``. ``on_path(path)`` sees every path found."""
+    stats = stats if stats is not None else {}
+    found = None
+    x = W.xi
+    if order == "descending":
+        cap = INF
+        while True:
+            dp = _dp(T, W, cap, critical)
+            stats["dps"] = stats.get("dps", 0) + 1
+            P = dp.path(W)
+            if P is None:
+                break
+            if on_path is not None:
+                on_path(P)
+            val = P.sum_a + x * P.max_b
+            if val < best:
+                best, found = val, P
+            if x == 0:
+                break
+            cap = min(P.max_b, (best - dp.value) / x)
+            if not cap > 0:
+                break
+        return best, found
+    if order != "ascending":
+        raise InstanceError("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
+    lb = _dp(T, W, INF, critical)
+    stats["dps"] = stats.get("dps", 0) + 1
+    if not math.isfinite(lb.value):
+        return best, None
+    if x == 0:  # only the min-sum counts: the unconstrained shortest path is optimal
+        P = lb.path(W)
+        if on_path is not None:
+            on_path(P)
+        val = P.sum_a
+        return (val, P) if val < best else (best, None)
+    thetas = np.unique(np.concatenate([a[np.isfinite(a)] for a in (W.blk_b, W.tr_b, W.cl_b)]))
+    lo = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max", critical=critical).value  # smallest useful threshold
+    stats["dps"] += 1
+    for th in thetas[np.searchsorted(thetas, lo):]:
+        if lb.value + x * th >= best:
+            break
+        dp = _dp(T, W, np.nextafter(th, INF), critical)
+        stats["dps"] += 1
+        P = dp.path(W)
+        if P is None:
+            continue
+        if on_path is not None:
+            on_path(P)
+        val = P.sum_a + x * P.max_b
+        if val < best:
+            best, found = val, P
+    return best, found
+
+
+def solve(instance: PipelineInstance, *, order: str = "descending", b: int | None = None,
+          max_critical: int = 12, time_limit: float | None = None, node_limit: int | None = None,
+          restrict=None) -> AlgoResult:
+    """Exact joint optimum over cuts, placement and ``b`` (every allowed ``b``, or only ``b``).
+
+    Returns an :class:`~splitopt.families.AlgoResult` whose ``bound`` is a proven lower bound
+    (equal to the value when ``status == "optimal"``); ``info``: ``b_candidates``,
+    ``b_searched``, ``dps`` (topological DPs run), ``critical`` (largest critical set under
+    ``distinct``), ``nodes`` (branch-and-bound nodes under ``aggregate``). ``restrict(weights)``
+    may set arcs to ``inf`` in place (the baselines fix cuts or a server order that way); the
+    answer is then the optimum over the remaining arcs."""
+    if order not in ORDERS:
+        raise InstanceError("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
+    dl = _Deadline(time_limit)
+    T = Tables(instance)
+    if restrict is not None:
+        _weights = T.weights
+
+        def weights(bb, _w=_weights):
+            W = _w(bb)
+            restrict(W)
+            return W
+
+        T.weights = weights
+    bs = candidate_bs(instance, None if b is None else (_check_b(instance, b),))
+    stats: dict = {"dps": 0, "critical": 0, "nodes": 0}
+    scored = []
+    for bb in bs:
+        W = T.weights(bb)
+        s, m = bounds(T, W)
+        stats["dps"] += 2
+        if math.isfinite(s) and math.isfinite(m):
+            scored.append((s + W.xi * m, bb))
+    if not scored:
+        raise InstanceError("instance", "no feasible assignment (memory, topology or micro-batch sizes)")
+    scored.sort()
+    placement = instance.placement
+    best = [INF, None, None]  # value, b, path
+    lower = INF  # smallest lower bound of a b left unfinished
+    searched = 0
+    for i, (lb, bb) in enumerate(scored):
+        if lb >= best[0]:
+            break
+        if dl.over():
+            lower = min(lower, lb)
+            continue
+        searched += 1
+        W = T.weights(bb)
+        if placement == "revisit":
+            val, P = threshold_search(T, W, best[0], order=order, stats=stats)
+            if P is not None:
+                best[:] = [val, bb, P]
+        else:
+            done, lbb = _distinct(T, W, best, order, max_critical, stats, dl)
+            if not done:
+                lower = min(lower, lbb)
+    status = "optimal"
+    if placement == "aggregate":
+        status, lower = _aggregate(instance, T, scored, best, stats, dl, node_limit, lower)
+    if best[2] is None:
+        if math.isfinite(lower):
+            raise InstanceError("time_limit", f"no feasible assignment found within {time_limit} s")
+        raise InstanceError("instance", "no feasible assignment (memory, topology or micro-batch sizes)")
+    val, bb, P = best
+    bound = val if not math.isfinite(lower) else min(val, lower)
+    if bound < val and status == "optimal":
+        status = "feasible"
+    info = {"b_candidates": len(bs), "b_searched": searched, "dps": stats["dps"], "order": order}
+    if placement != "revisit":
+        info["critical"] = stats["critical"]
+    if placement == "aggregate":
+        info["nodes"] = stats["nodes"]
+    return AlgoResult(make_assignment(instance, bb, P.cuts, P.servers), status=status, bound=bound, info=info)
+
+
+def _check_b(instance: PipelineInstance, b) -> int:
+    if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 1 <= int(b) <= instance.batch:
+        raise InstanceError("b", f"must be an integer in 1..{instance.batch} (the batch B), got {b!r}")
+    if int(b) not in instance.allowed_b():
+        raise InstanceError("b", f"{b} is not an allowed micro-batch size (micro_batches: "
+                                 f"{list(instance.micro_batches or ())})"[:300])
+    return int(b)
+
+
+def _distinct(T, W, best, order, max_critical, stats, dl) -> tuple[bool, float]:
+    """Decremental state-space relaxation for one ``b`` (module docstring). Updates ``best`` in
+    place; returns ``(finished, lower bound if not)``."""
+    crit: tuple[int, ...] = ()
+
+    def seen(P: Path):
+        if not P.repeated():
+            v = P.sum_a + W.xi * P.max_b
+            if v < best[0]:
+                best[:] = [v, W.b, P]
+
+    while True:
+        stats["critical"] = max(stats["critical"], len(crit))
+        val, P = threshold_search(T, W, best[0], critical=crit, order=order, stats=stats, on_path=seen)
+        if P is None:
+            return True, INF  # no relaxed path beats the incumbent
+        rep = P.repeated()
+        if not rep:
+            if val < best[0]:
+                best[:] = [val, W.b, P]
+            return True, INF
+        new = tuple(sorted(set(crit) | rep))
+        if len(new) > max_critical or dl.over():
+            return False, val
+        crit = new
+
+
+# ---------------------------------------------------------------------- aggregate: branch and bound
+def _aggregate(instance, T, scored, best, stats, dl, node_limit, lower):
+    """Depth-first branch and bound for ``placement="aggregate"`` (module docstring), starting from
+    the ``distinct`` incumbent in ``best``; returns ``(status, lower bound of unfinished work)``."""
+    inc = [INF, None, None] if best[2] is None else \
+        [evaluate_plan(instance, Plan(best[1], best[2].cuts, best[2].servers))[0], best[1], best[2]]
+    stopped = False
+    for lb, bb in scored:
+        if lb >= inc[0]:
+            break
+        W = T.weights(bb)
+        fin = _bnb_one(instance, T, W, inc, stats, dl, node_limit)
+        if not fin:
+            stopped = True
+            lower = min(lower, lb)
+    best[:] = inc
+    return ("optimal" if not stopped else "feasible"), lower
+
+
+def _bnb_one(instance, T, W, inc, stats, dl, node_limit) -> bool:
+    I, N = T.I, T.N
+    xi_ = W.xi
+    term, nxt = T.classes()
+    # revisit cost-to-go from "server n starts a block at lo, class c": min-sum and min-bottleneck
+    Hs = DP(T, W.blk_a, W.tr_a, W.cl_a)
+    Hm = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max")
+    hs, hm = Hs.U[0], Hm.U[0]  # (C, N, I+1)
+    b = W.b
+    agg_stage = _AggStages(instance, b)
+    finished = True
+
+    def rec(c, n, lo, cuts, servers, sa, mb):
+        nonlocal finished
+        stats["nodes"] += 1
+        if (node_limit is not None and stats["nodes"] > node_limit) or dl.over():
+            finished = False
+            return
+        # bound: sum so far + min-sum to go, bottleneck: aggregated so far vs bottleneck to go
+        if sa + hs[c, n, lo] + xi_ * max(mb, hm[c, n, lo]) >= inc[0]:
+            return
+        for hi in range(I, lo, -1):
+            if hi == I:
+                if not term[c] or not math.isfinite(W.blk_a[c, n, lo, I]):
+                    continue
+                plan = Plan(b, tuple(cuts), tuple(servers))
+                try:
+                    v = evaluate_plan(instance, plan, check=True)[0]
+                except InfeasibleSolution:
+                    continue
+                if v < inc[0]:
+                    inc[:] = [v, b, Path(plan.cuts, plan.servers, 0.0, 0.0)]
+                continue
+            if nxt[c] < 0 or not math.isfinite(W.blk_a[c, n, lo, hi]):
+                continue
+            c2 = int(nxt[c])
+            for n2 in range(N):
+                if not math.isfinite(W.tr_a[hi, n, n2]) or not math.isfinite(hs[c2, n2, hi]):
+                    continue
+                srv = servers + [n2]
+                m2 = agg_stage.partial(cuts + [hi], srv)
+                if m2 is None:
+                    continue
+                rec(c2, n2, hi, cuts + [hi], srv, sa + W.blk_a[c, n, lo, hi] + W.tr_a[hi, n, n2], m2)
+
+    C = T.C
+    order = sorted(((float(W.cl_a[c, c1, n] + hs[c, n, c1]), c, c1, n) for c in range(C) for c1 in range(1, I)
+                    for n in range(N) if math.isfinite(W.cl_a[c, c1, n] + hs[c, n, c1])))
+    for _v, c, c1, n in order:
+        m0 = agg_stage.partial([c1], [n])
+        if m0 is None:
+            continue
+        rec(c, n, c1, [c1], [n], float(W.cl_a[c, c1, n]), m0)
+    return finished
+
+
+class _AggStages:
+    """Aggregated bottleneck and memory of a partial plan (its completed blocks and transfers), by
+    the evaluator's own stage items, so the bound uses exactly the evaluator's grouping."""
+
+    def __init__(self, instance, b):
+        self.inst, self.b = instance, b
+
+    def partial(self, cuts, servers):
+        from splitopt.models.pipeline import block_memory, client_times, server_times, transfer_times
+
+        inst, b = self.inst, self.b
+        ct = client_times(inst, b, cuts[0], servers[0])
+        if ct is None:
+            return None
+        Fc, Bc, relay = ct
+        res = inst.bottleneck == "resource"
+        groups: dict = {}
+        mem: dict = {}
+
+        def add(k, v):
+            groups[k] = groups.get(k, 0.0) + v
+
+        for (x, y), smp in relay.items():
+            cf = smp * inst.act_bytes[cuts[0] - 1] / inst.rates[x][y]
+            cb = smp * inst.grad_bytes[cuts[0] - 1] / inst.rates[y][x]
+            if res:
+                add(("L", min(x, y), max(x, y)), cf + cb)
+            else:
+                add(("LF", x, y), cf)
+                add(("LB", y, x), cb)
+        top = max(f + g for f, g in zip(Fc, Bc)) if res else max(max(Fc), max(Bc))
+        # completed blocks: all but the last server (its block end is not chosen yet)
+        for j in range(len(servers) - 1):
+            s, lo, hi = servers[j], cuts[j], cuts[j + 1]
+            F, B = server_times(inst, b, s, lo, hi)
+            if res:
+                add(("G", s), F + B)
+            else:
+                add(("F", s), F)
+                add(("B", s), B)
+            if inst.memory == "paper":  # resident memory needs the final count: checked at the leaf
+                mem[s] = mem.get(s, 0.0) + block_memory(inst, b, lo, hi, j + 1, len(servers) + 1)
+            hops = transfer_times(inst, b, inst.server_node(s), inst.server_node(servers[j + 1]), hi)
+            if hops is None:
+                return None
+            for (x, y), cf, cb in hops:
+                if res:
+                    add(("L", min(x, y), max(x, y)), cf + cb)
+                else:
+                    add(("LF", x, y), cf)
+                    add(("LB", y, x), cb)
+        for s, u in mem.items():
+            cap = inst.server_memory_bytes[s]
+            if cap is not None and u > cap * (1 + 1e-9):
+                return None
+        return max([top, *groups.values()])
+
+
+__all__ = ["solve", "threshold_search", "candidate_bs", "bounds", "ORDERS"]

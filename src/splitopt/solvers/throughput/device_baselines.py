@@ -1,0 +1,303 @@
+"""Baselines of the device model (issue 11), from Tarnawski et al., NeurIPS 2020 (§6, the
+comparisons of its Table 2) and its public code:
+
+* :func:`linearised_dp` (the peer's ``-linearize`` / PipeDream-style baseline): fix one topological
+  order of the forward super-nodes (colour classes contracted, forward cycles fused) and solve the DP
+  over its *prefixes* only, i.e. over contiguous runs of that order, each on an accelerator or a CPU
+  core. Always a feasible ``chain`` placement (a run of a topological order is a difference of two
+  ideals); optimal among them. Unlike the peer's PipeDream baseline we do not also fuse biconnected
+  components (a PipeDream profiling artefact). For the ``fwd+bwd`` objective the runs are chosen
+  for ``max-load`` (a heuristic there), the evaluator scores the result.
+* :func:`local_search` (the peer's ``-localSearch``): random colour-class assignments improved by the
+  best single-class move until none improves, ``restarts`` times (10 in the paper), seeded. The
+  peer's moves only between accelerators and it ignores memory; ours also moves classes to CPU
+  cores and keeps memory, support and contiguity feasible (a move that breaks them is skipped).
+* :func:`expert`: the human-expert split shipped with the workload (``meta["expert"]``).
+* :func:`bruteforce`: every assignment of colour classes to devices up to relabelling identical
+  devices (tiny instances).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.families import AlgoResult
+from splitopt.instances.throughput_device import DeviceInstance
+from splitopt.models.throughput_device import check_constraints, device_loads, evaluate, objective_of
+from splitopt.solvers.throughput.device_common import Contracted, assignment_from_blocks
+
+
+def _run_costs(con: Contracted, cap: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """``acc[i, j]`` / ``cpu[i, j]``: load of the run ``i..j-1`` of super-nodes (inf when it cannot
+    go on an accelerator); ``[i, i] = 0`` (an unused device)."""
+    n = con.n
+    acc = np.full((n + 1, n + 1), np.inf)
+    cpu = np.full((n + 1, n + 1), np.inf)
+    cw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
+    for i in range(n + 1):
+        acc[i, i] = cpu[i, i] = 0.0
+        comp = 0.0
+        ctot = 0.0
+        size = 0.0
+        ok = True
+        status = {}
+        comm = 0.0
+        B = 0
+        for j in range(i, n):
+            s = j
+            ctot += cw[s]
+            cpu[i, j + 1] = ctot
+            if not ok:
+                continue
+            if not con.sup[s]:
+                ok = False
+                continue
+            size += con.size[s]
+            if cap is not None and size > cap * (1 + 1e-12):
+                ok = False
+                continue
+            comp += con.accf[s] + con.accb[s]
+            B |= 1 << s
+            for t_i in con.touch[s]:
+                su, cm, sec, _bw = con.tensors[t_i]
+                cross = bool(cm & ~B) if (B >> su) & 1 else bool(cm & B)
+                old = status.get(t_i, False)
+                if cross != old:
+                    comm += sec if cross else -sec
+                    status[t_i] = cross
+            acc[i, j + 1] = comp + comm
+    return acc, cpu
+
+
+def linearised_blocks(instance: DeviceInstance, con: Contracted | None = None) -> list[tuple[int, bool]] | None:
+    """Blocks ``(mask, on_cpu)`` of the best split of one topological order into runs (``None``
+    when no run split fits)."""
+    con = con or Contracted(instance)
+    n = con.n
+    k, l_ = instance.n_accelerators, instance.n_cpus
+    acc, cpu = _run_costs(con, instance.acc_memory_bytes)
+    # dp[c][f][j]: best bottleneck of the first j super-nodes on c CPU cores and f accelerators
+    dp = {}
+    choice = {}
+    start = np.full(n + 1, np.inf)
+    start[0] = 0.0
+    for c in range(l_ + 1):
+        for f in range(k + 1):
+            if c == 0 and f == 0:
+                dp[c, f] = start
+                continue
+            best = np.full(n + 1, np.inf)
+            arg = np.zeros((n + 1, 2), dtype=int)
+            for kind, prev, cost in ((1, (c - 1, f), cpu), (0, (c, f - 1), acc)):
+                if prev[0] < 0 or prev[1] < 0:
+                    continue
+                cand = np.maximum(dp[prev][:, None], cost)  # [i, j]
+                i_best = np.argmin(cand, axis=0)
+                v = cand[i_best, np.arange(n + 1)]
+                better = v < best
+                best = np.where(better, v, best)
+                arg[better, 0] = i_best[better]
+                arg[better, 1] = kind
+            dp[c, f] = best
+            choice[c, f] = arg
+    if not math.isfinite(dp[l_, k][n]):
+        return None
+    blocks = []
+    c, f, j = l_, k, n
+    while j > 0:
+        i, kind = choice[c, f][j]
+        if i < j:
+            blocks.append((sum(1 << s for s in range(i, j)), bool(kind)))
+        if kind:
+            c -= 1
+        else:
+            f -= 1
+        j = i
+    return blocks[::-1]
+
+
+def linearised_dp(instance: DeviceInstance) -> AlgoResult:
+    if instance.contiguity == "convex":
+        pass  # a chain placement is convex too
+    con = Contracted(instance)
+    if con.orphans:
+        raise InstanceError("colour", "backward nodes without a forward node in their colour class: not handled by "
+                                      "the linearised DP")
+    blocks = linearised_blocks(instance, con)
+    if blocks is None:
+        raise InfeasibleSolution("no split of the topological order into runs fits the devices")
+    return AlgoResult(assignment_from_blocks(instance, con, blocks), status="ok", info={"runs": len(blocks)})
+
+
+def expert(instance: DeviceInstance) -> AlgoResult:
+    e = instance.meta.get("expert") if isinstance(instance.meta, dict) else None
+    if not e:
+        raise InstanceError("meta.expert", "this instance carries no expert split (only the shipped bert24 and "
+                                           "resnet50 inference workloads do)")
+    return AlgoResult(list(e), status="ok")
+
+
+def _fast_objective(instance: DeviceInstance, p) -> float:
+    fwd, bwd, _c = device_loads(instance, p)
+    return objective_of(instance, fwd, bwd)
+
+
+def _feasible(instance: DeviceInstance, p) -> bool:
+    try:
+        check_constraints(instance, p)
+    except InfeasibleSolution:
+        return False
+    return True
+
+
+class _Loads:
+    """Device loads of a class assignment with O(degree) updates for a class move."""
+
+    def __init__(self, instance: DeviceInstance, p: list[int]):
+        self.inst = instance
+        self.p = p
+        self.k = instance.n_accelerators
+        self.touch: dict[int, list[int]] = {}
+        for t_i, (u, cons, _s) in enumerate(instance.tensors):
+            for v in (u, *cons):
+                self.touch.setdefault(v, []).append(t_i)
+        fwd, bwd, _c = device_loads(instance, p)
+        self.fwd, self.bwd = fwd, bwd
+
+    def _tensor(self, t_i: int, sign: float):
+        u, cons, sec = self.inst.tensors[t_i]
+        if sec == 0.0:
+            return
+        p = self.p
+        du = p[u]
+        dests = {p[c] for c in cons}
+        dests.discard(du)
+        if not dests:
+            return
+        arr = self.bwd if self.inst.backward[u] else self.fwd
+        if du < self.k:
+            arr[du] += sign * sec
+        for d in dests:
+            if d < self.k:
+                arr[d] += sign * sec
+
+    def move(self, cl, d: int):
+        inst, p = self.inst, self.p
+        ts = sorted({t for i in cl for t in self.touch.get(i, ())})
+        for t in ts:
+            self._tensor(t, -1.0)
+        for i in cl:
+            old = p[i]
+            for dev, sign in ((old, -1.0), (d, 1.0)):
+                tm = inst.cpu_seconds[i] if dev >= self.k else inst.acc_seconds[i]
+                if inst.backward[i]:
+                    self.bwd[dev] += sign * tm
+                else:
+                    self.fwd[dev] += sign * tm
+            p[i] = d
+        for t in ts:
+            self._tensor(t, 1.0)
+
+    def objective(self) -> float:
+        return objective_of(self.inst, self.fwd, self.bwd)
+
+
+def local_search(instance: DeviceInstance, restarts: int = 10, seed: int = 0) -> AlgoResult:
+    """Best-improvement local search over colour-class moves (module docstring). Random feasible
+    starts; for a contiguous instance the first start is the linearised DP's placement."""
+    rng = np.random.default_rng([seed, 2020])
+    classes = instance.colour_classes
+    D = instance.n_devices
+    k = instance.n_accelerators
+    dev_index = {nm: d for d, nm in enumerate(instance.devices)}
+    best_p, best_v = None, math.inf
+    for r in range(max(1, int(restarts))):
+        p = None
+        if r == 0 and instance.contiguity != "none":
+            try:
+                p = [dev_index[v] for v in linearised_dp(instance).assignment]
+            except (InstanceError, InfeasibleSolution):
+                p = None
+        for _t in range(20 if p is None else 0):
+            q = [0] * instance.n_nodes
+            for cl in classes:
+                ok = [d for d in range(D) if d >= k or all(instance.supported[i] for i in cl)]
+                d = int(rng.choice(ok))
+                for i in cl:
+                    q[i] = d
+            if _feasible(instance, q):
+                p = q
+                break
+        if p is None:
+            for d in list(range(k, D)) + list(range(k)):
+                q = [d] * instance.n_nodes
+                if _feasible(instance, q):
+                    p = q
+                    break
+        if p is None:
+            continue
+        L = _Loads(instance, p)
+        cur = L.objective()
+        while True:
+            move, mv = None, cur
+            for ci, cl in enumerate(classes):
+                d0 = p[cl[0]]
+                for d in range(D):
+                    if d == d0:
+                        continue
+                    L.move(cl, d)
+                    v = L.objective()
+                    if v < mv * (1 - 1e-12) and _feasible(instance, p):
+                        move, mv = (ci, d), v
+                    L.move(cl, d0)
+            if move is None:
+                break
+            L.move(classes[move[0]], move[1])
+            cur = mv
+        if cur < best_v:
+            best_v, best_p = cur, list(p)
+    if best_p is None:
+        raise InfeasibleSolution("local search found no feasible placement")
+    return AlgoResult([instance.devices[d] for d in best_p], status="ok", info={"restarts": restarts})
+
+
+def bruteforce(instance: DeviceInstance, max_assignments: int = 2_000_000) -> AlgoResult:
+    """Every assignment of colour classes to devices (identical devices relabelled: a class may only
+    open the next unused accelerator or CPU core); raises InstanceError beyond ``max_assignments``."""
+    classes = instance.colour_classes
+    G, k, l_ = len(classes), instance.n_accelerators, instance.n_cpus
+    if (k + l_) ** G > max_assignments * 50:
+        raise InstanceError("instance", f"too large for brute force ({k + l_}^{G} assignments)")
+    best_p, best_v, count = None, math.inf, 0
+    p = [0] * instance.n_nodes
+
+    def rec(g: int, na: int, nc: int):
+        nonlocal best_p, best_v, count
+        if g == G:
+            count += 1
+            if count > max_assignments:
+                raise InstanceError("instance", f"too large for brute force (> {max_assignments} assignments)")
+            if not _feasible(instance, p):
+                return
+            v = _fast_objective(instance, p)
+            if v < best_v:
+                best_v, best_p = v, list(p)
+            return
+        for d in itertools.chain(range(min(na + 1, k)), range(k, k + min(nc + 1, l_))):
+            for i in classes[g]:
+                p[i] = d
+            rec(g + 1, max(na, d + 1) if d < k else na, max(nc, d - k + 1) if d >= k else nc)
+
+    rec(0, 0, 0)
+    if best_p is None:
+        raise InfeasibleSolution("no feasible placement")
+    val = evaluate(instance, [instance.devices[d] for d in best_p])[0]
+    return AlgoResult([instance.devices[d] for d in best_p], status="optimal", bound=val,
+                      info={"assignments": count})
+
+
+__all__ = ["linearised_dp", "linearised_blocks", "local_search", "expert", "bruteforce"]

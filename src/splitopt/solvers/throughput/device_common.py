@@ -1,0 +1,314 @@
+"""Shared preprocessing of the device-model algorithms (issue 11): colour classes contracted into
+super-nodes, super-nodes on a forward cycle fused (contiguity forces them onto one device, as the
+peer's DP does by fusing strongly connected components), bitmask adjacency, and the load of a
+block of super-nodes on an accelerator or a CPU core.
+
+Nothing here decides an objective value shown to users: every algorithm returns an assignment that
+the evaluator (:func:`splitopt.models.throughput_device.evaluate`) scores.
+"""
+
+from __future__ import annotations
+
+import math
+
+from splitopt.errors import InstanceError
+from splitopt.instances.throughput_device import DeviceInstance
+
+
+class Contracted:
+    """Super-nodes of a device instance.
+
+    ``members[s]``: original nodes of super-node ``s`` (its colour classes, with their backward
+    nodes); ``order``: super-nodes in a topological order of the forward graph, renumbered so that
+    super-node ``s`` is the ``s``-th (bit ``1 << s`` in masks); ``preds[s]`` / ``succs[s]``: masks of
+    forward predecessors / successors; ``accf``/``accb``/``cpuf``/``cpub``: forward and backward
+    seconds on an accelerator / a CPU core; ``size``, ``sup``; ``tensors``: ``(source super-node,
+    consumer mask, seconds, backward?)`` per original tensor leaving its super-node;
+    ``touch[s]``: indices of the tensors whose source or a consumer is in ``s``.
+    """
+
+    def __init__(self, instance: DeviceInstance, *, fuse_cycles: bool = True, reverse: bool = False):
+        n = instance.n_nodes
+        back = instance.backward
+        # union-find over nodes: colour classes
+        parent = list(range(n))
+
+        def find(a):
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+
+        for cl in instance.colour_classes:
+            for i in cl[1:]:
+                parent[find(i)] = find(cl[0])
+        if fuse_cycles:
+            while True:
+                groups = sorted({find(i) for i in range(n)})
+                gi = {g: j for j, g in enumerate(groups)}
+                adj = [set() for _ in groups]
+                for u, v in instance.forward_edges:
+                    a, b = gi[find(u)], gi[find(v)]
+                    if a != b:
+                        adj[a].add(b)
+                comps = _scc(len(groups), adj)
+                if all(len(c) == 1 for c in comps):
+                    break
+                for c in comps:
+                    for j in c[1:]:
+                        parent[find(groups[j])] = find(groups[c[0]])
+        roots = sorted({find(i) for i in range(n)})
+        members = {r: [] for r in roots}
+        for i in range(n):
+            members[find(i)].append(i)
+        # groups made only of backward nodes are not constrained by contiguity: not handled here
+        orphans = [r for r in roots if all(back[i] for i in members[r])]
+        self.orphans = [members[r] for r in orphans]
+        groups = [r for r in roots if r not in set(orphans)]
+        gi = {g: j for j, g in enumerate(groups)}
+        adj = [set() for _ in groups]
+        for u, v in instance.forward_edges:
+            a, b = gi[find(u)], gi[find(v)]
+            if a != b:
+                adj[a].add(b)
+        if reverse:  # the reversed graph: ideals become filters (the loads do not change)
+            radj = [set() for _ in groups]
+            for a in range(len(groups)):
+                for b in adj[a]:
+                    radj[b].add(a)
+            adj = radj
+        topo = _topo(len(groups), adj)
+        self.acyclic = topo is not None
+        if topo is None:  # only possible without fuse_cycles: any order (no algorithm relying on it runs)
+            topo = list(range(len(groups)))
+        self.reverse = reverse
+        rank = {g: r for r, g in enumerate(topo)}
+        self.n = len(groups)
+        self.members = [members[groups[g]] for g in topo]
+        self.node_super = [-1] * n
+        for s, mem in enumerate(self.members):
+            for i in mem:
+                self.node_super[i] = s
+        self.preds = [0] * self.n
+        self.succs = [0] * self.n
+        for a in range(len(groups)):
+            for b in adj[a]:
+                self.succs[rank[a]] |= 1 << rank[b]
+                self.preds[rank[b]] |= 1 << rank[a]
+        cpu, acc = instance.cpu_seconds, instance.acc_seconds
+        self.accf = [math.fsum(acc[i] for i in m if not back[i]) for m in self.members]
+        self.accb = [math.fsum(acc[i] for i in m if back[i]) for m in self.members]
+        self.cpuf = [math.fsum(cpu[i] for i in m if not back[i]) for m in self.members]
+        self.cpub = [math.fsum(cpu[i] for i in m if back[i]) for m in self.members]
+        self.size = [math.fsum(instance.size_bytes[i] for i in m) for m in self.members]
+        self.sup = [all(instance.supported[i] for i in m) for m in self.members]
+        self.tensors = []
+        self.touch: list[list[int]] = [[] for _ in range(self.n)]
+        for u, cons, sec in instance.tensors:
+            su = self.node_super[u]
+            if su < 0 or sec == 0.0:
+                continue
+            cm = 0
+            for c in cons:
+                sc = self.node_super[c]
+                if sc < 0:
+                    cm = -1
+                    break
+                if sc != su:
+                    cm |= 1 << sc
+            if cm == -1:
+                raise InstanceError("colour", "a tensor feeds a backward-only colour class: not handled by this "
+                                              "algorithm (use the MILP)")
+            if cm == 0:
+                continue
+            t = len(self.tensors)
+            self.tensors.append((su, cm, sec, back[u]))
+            self.touch[su].append(t)
+            m = cm
+            while m:
+                low = m & -m
+                self.touch[low.bit_length() - 1].append(t)
+                m ^= low
+        self.full = (1 << self.n) - 1
+
+    def comm(self, block: int) -> tuple[float, float]:
+        """(forward, backward) communication seconds of ``block`` (mask) on an accelerator."""
+        f = b = 0.0
+        for su, cm, sec, bw in self.tensors:
+            inside = (block >> su) & 1
+            if (inside and (cm & ~block)) or (not inside and (cm & block)):
+                if bw:
+                    b += sec
+                else:
+                    f += sec
+        return f, b
+
+    def block_pair(self, block: int, cpu: bool, objective: str) -> tuple[float, float]:
+        """The block's load as the pair the objective combines: ``(fwd + bwd, 0)`` for max-load,
+        ``(fwd, bwd)`` for fwd+bwd."""
+        idx = [s for s in range(self.n) if (block >> s) & 1]
+        if cpu:
+            f = math.fsum(self.cpuf[s] for s in idx)
+            b = math.fsum(self.cpub[s] for s in idx)
+        else:
+            cf, cb = self.comm(block)
+            f = math.fsum([self.accf[s] for s in idx] + [cf])
+            b = math.fsum([self.accb[s] for s in idx] + [cb])
+        return (f + b, 0.0) if objective == "max-load" else (f, b)
+
+
+def isolation_bound(con: Contracted, instance: DeviceInstance, *, target: float = math.inf,
+                    max_cuts: int | None = None) -> tuple[float, int]:
+    """A lower bound on the max-load of every placement (any contiguity, both objectives): the
+    device holding super-node ``s`` has load at least ``min(cpu(s), min over sets X containing s of
+    acc(X) + cut(X))`` (``cpu(s)`` only if there is a CPU core; the accelerator term only if every
+    node of ``X`` is supported), where ``cut(X)`` sums the seconds of the tensors that ``X`` splits
+    (some of producer and consumers inside, some outside: exactly the tensors an accelerator
+    holding ``X`` sends or receives). The inner minimum is an s-t minimum cut with one auxiliary
+    arc pair per tensor (Lawler's hyperedge gadget), solved exactly in integers by
+    :func:`splitopt.solvers.flow.exact_max_flow`. Contiguity and memory are relaxed, so the bound
+    holds for every contiguity; it is the max over ``s``, computed for the super-nodes whose
+    trivial estimate (``X = {s}``) exceeds the bound so far, largest first, stopping at ``target``.
+    Returns ``(bound, cuts computed)``."""
+    from splitopt.solvers.flow import _to_ints, exact_max_flow
+
+    n = con.n
+    k, l_ = instance.n_accelerators, instance.n_cpus
+    accw = [con.accf[s] + con.accb[s] for s in range(n)]
+    cpuw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
+    own = [0.0] * n
+    for su, cm, sec, _bw in con.tensors:
+        own[su] += sec
+        m = cm
+        while m:
+            low = m & -m
+            own[low.bit_length() - 1] += sec
+            m ^= low
+
+    def estimate(s):
+        opts = ([cpuw[s]] if l_ else []) + ([accw[s] + own[s]] if (k and con.sup[s]) else [])
+        return min(opts) if opts else math.inf
+
+    (ints_acc, ints_sec), _K = _to_ints(accw, [sec for _su, _cm, sec, _bw in con.tensors])
+    scale = 2.0 ** _K
+    best, cuts = 0.0, 0
+    for s in sorted(range(n), key=lambda s: -estimate(s)):
+        est = estimate(s)
+        if est <= best or best >= target:
+            break
+        if not (k and con.sup[s]):
+            best = max(best, est)
+            continue
+        if l_ and cpuw[s] <= best:
+            continue
+        if max_cuts is not None and cuts >= max_cuts:
+            break
+        # vertices: super-nodes 0..n-1, source n, sink n+1, tensor gadgets n+2+2t, n+3+2t
+        src, snk = n, n + 1
+        tails, heads, caps = [], [], []
+        tails.append(src), heads.append(s), caps.append(None)
+        for v in range(n):
+            tails.append(v), heads.append(snk)
+            caps.append(None if not con.sup[v] else ints_acc[v])
+        for t_i, (su, cm, _sec, _bw) in enumerate(con.tensors):
+            a, b = n + 2 + 2 * t_i, n + 3 + 2 * t_i
+            members = [su]
+            m = cm
+            while m:
+                low = m & -m
+                members.append(low.bit_length() - 1)
+                m ^= low
+            for v in members:
+                tails.append(v), heads.append(a), caps.append(None)
+                tails.append(b), heads.append(v), caps.append(None)
+            tails.append(a), heads.append(b), caps.append(ints_sec[t_i])
+        flow, _side = exact_max_flow(n + 2 + 2 * len(con.tensors), src, snk, tails, heads, caps)
+        cuts += 1
+        acc_val = flow / scale
+        val = min(cpuw[s], acc_val) if l_ else acc_val
+        best = max(best, val)
+    return best, cuts
+
+
+def _topo(n: int, adj: list[set[int]]) -> list[int] | None:
+    indeg = [0] * n
+    for a in range(n):
+        for b in adj[a]:
+            indeg[b] += 1
+    # depth-first flavoured order (successors right after their last predecessor): blocks of a
+    # chain-like graph stay together in the order
+    stack = [a for a in range(n) if indeg[a] == 0][::-1]
+    out = []
+    while stack:
+        a = stack.pop()
+        out.append(a)
+        for b in sorted(adj[a], reverse=True):
+            indeg[b] -= 1
+            if indeg[b] == 0:
+                stack.append(b)
+    return out if len(out) == n else None
+
+
+def _scc(n: int, adj: list[set[int]]) -> list[list[int]]:
+    """Strongly connected components (iterative Tarjan)."""
+    index = [-1] * n
+    low = [0] * n
+    on = [False] * n
+    st: list[int] = []
+    comps = []
+    counter = 0
+    for root in range(n):
+        if index[root] != -1:
+            continue
+        work = [(root, iter(sorted(adj[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        st.append(root)
+        on[root] = True
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        x = st.pop()
+                        on[x] = False
+                        comp.append(x)
+                        if x == v:
+                            break
+                    comps.append(sorted(comp))
+            elif index[w] == -1:
+                index[w] = low[w] = counter
+                counter += 1
+                st.append(w)
+                on[w] = True
+                work.append((w, iter(sorted(adj[w]))))
+            elif on[w]:
+                low[v] = min(low[v], index[w])
+    return comps
+
+
+def assignment_from_blocks(instance: DeviceInstance, con: Contracted, blocks: list[tuple[int, bool]]) -> list[str]:
+    """Device name per node from ``(mask, on_cpu)`` blocks: accelerators and CPU cores numbered in
+    block order."""
+    out = [""] * instance.n_nodes
+    na = nc = 0
+    for mask, cpu in blocks:
+        if cpu:
+            name = f"cpu{nc}"
+            nc += 1
+        else:
+            name = f"acc{na}"
+            na += 1
+        for s in range(con.n):
+            if (mask >> s) & 1:
+                for i in con.members[s]:
+                    out[i] = name
+    return out
+
+
+__all__ = ["Contracted", "assignment_from_blocks", "isolation_bound"]

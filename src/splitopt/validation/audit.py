@@ -1,0 +1,150 @@
+"""``splitopt audit``: the papers' computable claims, each reproduced or refuted by splitopt.
+
+A :class:`Claim` is one row: the paper, the section, the claim as printed, the value the paper
+(or its digest's check) gives, and a function computing splitopt's value, which returns a
+:class:`Finding` (the value, the verdict ``reproduced`` / ``refuted`` / ``not computable`` and a
+short reason). A claim with ``reason_not_computable`` set has no function: the paper does not give
+what would be needed (figure-only numbers, unstated hardware).
+
+Families contribute claims through ``Family.claims`` (``"module:function"`` returning a list of
+claims, imported only when the audit runs): ``split`` (seeds 000 and 002) in
+:mod:`splitopt.solvers.split.claims`, ``grouping`` (seed 003) in
+:mod:`splitopt.solvers.grouping.claims`. Claims marked ``slow`` run only with ``--slow``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+REPRODUCED, REFUTED, NOT_COMPUTABLE, SKIPPED, ERROR = "reproduced", "refuted", "not computable", "skipped (slow)", "error"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """splitopt's value for a claim, the verdict and why; ``data`` holds the raw numbers (for tests)."""
+
+    value: str
+    verdict: str
+    reason: str = ""
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    paper: str            # e.g. "000 Li et al., Fast AI Model Splitting"
+    section: str
+    claim: str            # as printed (quoted or closely paraphrased, with the equation numbers)
+    paper_value: str
+    compute: Callable[[], Finding] | None = None
+    reason_not_computable: str = ""
+    slow: bool = False
+
+
+@dataclass
+class Row:
+    id: str
+    family: str
+    paper: str
+    section: str
+    claim: str
+    paper_value: str
+    value: str
+    verdict: str
+    reason: str
+    seconds: float
+    data: Any = field(default=None, repr=False)
+
+    def public(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k != "data"}
+        d["data"] = self.data
+        return d
+
+
+def claims_of(family: str) -> list[Claim]:
+    from splitopt.families import Algorithm, get_family
+
+    fam = get_family(family)
+    hook = getattr(fam, "claims", None)
+    if not hook:
+        return []
+    return list(Algorithm("claims", hook).resolve()())
+
+
+def run(families: list[str] | None = None, *, slow: bool = False, only: list[str] | None = None) -> list[Row]:
+    """Evaluate every claim of ``families`` (default: all registered families with claims)."""
+    from splitopt.families import family_names
+
+    rows = []
+    for fam in families or family_names():
+        for c in claims_of(fam):
+            if only and c.id not in only:
+                continue
+            t0 = time.perf_counter()
+            if c.compute is None:
+                f = Finding("-", NOT_COMPUTABLE, c.reason_not_computable)
+            elif c.slow and not slow:
+                f = Finding("-", SKIPPED, "slow: run `splitopt audit --slow`")
+            else:
+                try:
+                    f = c.compute()
+                except Exception as exc:  # a claim that crashes is reported, never hidden
+                    f = Finding("-", ERROR, f"{type(exc).__name__}: {exc}")
+            rows.append(Row(c.id, fam, c.paper, c.section, c.claim, c.paper_value, f.value, f.verdict, f.reason,
+                            time.perf_counter() - t0, f.data))
+    return rows
+
+
+def _wrap(s: str, width: int) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(s, width) or [""]
+
+
+def text(rows: list[Row]) -> str:
+    """A terminal table (long cells wrapped), then the verdict counts."""
+    cols = [("paper", 10), ("section", 14), ("claim as printed", 44), ("paper says", 22), ("splitopt", 30),
+            ("verdict", 14)]
+    out = ["  ".join(h.ljust(w) for h, w in cols), "  ".join("-" * w for _h, w in cols)]
+    for r in rows:
+        cells = [_wrap(r.paper.split(" ")[0], 10), _wrap(r.section, 14), _wrap(r.claim, 44), _wrap(r.paper_value, 22),
+                 _wrap(r.value, 30), _wrap(r.verdict, 14)]
+        if r.reason:
+            cells[4] += _wrap("(" + r.reason + ")", 30)
+        for i in range(max(len(c) for c in cells)):
+            out.append("  ".join((c[i] if i < len(c) else "").ljust(w) for c, (_h, w) in zip(cells, cols)).rstrip())
+        out.append("")
+    out.append(summary(rows))
+    return "\n".join(out)
+
+
+def summary(rows: list[Row]) -> str:
+    from collections import Counter
+
+    n = Counter(r.verdict for r in rows)
+    parts = [f"{n[v]} {v}" for v in (REPRODUCED, REFUTED, NOT_COMPUTABLE, SKIPPED, ERROR) if n[v]]
+    return f"{len(rows)} claims: " + ", ".join(parts)
+
+
+def markdown(rows: list[Row]) -> str:
+    def esc(s: str) -> str:
+        return str(s).replace("|", "\\|").replace("\n", " ")
+
+    out = ["| paper | section | claim as printed | paper says | splitopt | verdict |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        val = r.value + (f" ({r.reason})" if r.reason else "")
+        out.append(f"| {esc(r.paper)} | {esc(r.section)} | {esc(r.claim)} | {esc(r.paper_value)} | {esc(val)} | "
+                   f"**{esc(r.verdict)}** |")
+    out += ["", summary(rows)]
+    return "\n".join(out)
+
+
+def to_json(rows: list[Row]) -> str:
+    return json.dumps([r.public() for r in rows], indent=1, default=str)
+
+
+__all__ = ["Claim", "Finding", "Row", "run", "text", "markdown", "to_json", "claims_of", "REPRODUCED", "REFUTED",
+           "NOT_COMPUTABLE", "SKIPPED", "ERROR"]

@@ -1,0 +1,206 @@
+"""The device communication model of the throughput family (issue 11): on seeded small DAGs
+(chains with skips, training mirrors, memory limits, colour classes, CPU-only nodes) brute force =
+the MILP = the ideal branch and bound, for both objectives and every contiguity; bounds never above
+the optimum; on the four shipped workloads of msr-fiddle/dnn-partitioning the branch and bound's
+proven contiguous optimum equals the peer's DP value measured on its own code."""
+
+import itertools
+import math
+
+import pytest
+
+from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.families import solve
+from splitopt.instances import io
+from splitopt.instances.importers.dnn_partitioning import (
+    MS,
+    PACKAGED,
+    REFERENCE,
+    from_peer,
+    load_packaged,
+    placement_from_peer,
+    placement_to_peer,
+    to_peer,
+)
+from splitopt.instances.throughput_device import DeviceInstance, generate
+from splitopt.models.throughput_device import evaluate, work_bound
+from splitopt.solvers.throughput.device_common import Contracted, isolation_bound
+
+
+def close(a, b, rel=1e-9):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+def case(seed, objective, contiguity):
+    return generate(seed, n_nodes=5 + seed % 2, n_accelerators=2, n_cpus=1, training=seed % 4 == 3,
+                    objective=objective, contiguity=contiguity)
+
+
+COMBOS = list(itertools.product(("max-load", "fwd+bwd"), ("none", "convex", "chain")))
+
+
+@pytest.mark.parametrize("objective,contiguity", COMBOS)
+@pytest.mark.parametrize("seed", range(10))
+def test_bruteforce_milp_ideals_agree(seed, objective, contiguity):
+    inst = case(seed, objective, contiguity)
+    bf = solve(inst, "device_bruteforce")
+    m = solve(inst, "device_milp")
+    assert m.status == "optimal"
+    assert close(m.objective, bf.objective)
+    assert m.bound <= bf.objective * (1 + 1e-9)
+    if contiguity == "chain":
+        x = solve(inst, "device_ideals")
+        assert x.status == "optimal" and close(x.objective, bf.objective)
+    # every bound is below the optimum; every baseline at or above it
+    assert work_bound(inst) <= bf.objective * (1 + 1e-12)
+    con = Contracted(inst, fuse_cycles=contiguity == "chain")
+    assert isolation_bound(con, inst)[0] <= bf.objective * (1 + 1e-12)
+    assert solve(inst, "device_lp").bound <= bf.objective * (1 + 1e-9)
+    for algo in ("device_linearised", "device_local"):
+        try:
+            assert solve(inst, algo).objective >= bf.objective * (1 - 1e-12)
+        except InfeasibleSolution:  # the linearised DP may find no run split under memory limits
+            pass
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("objective,contiguity", COMBOS)
+@pytest.mark.parametrize("seed", range(10, 60))
+def test_bruteforce_milp_ideals_agree_more(seed, objective, contiguity):
+    test_bruteforce_milp_ideals_agree(seed, objective, contiguity)
+
+
+def test_evaluator_by_hand():
+    # a -> b -> c, a -> c; tensor times: a 1, b 2; acc a=10, b=20, c=30; cpu 10x
+    inst = DeviceInstance(("a", "b", "c"), (100.0, 200.0, 300.0), (10.0, 20.0, 30.0),
+                          ((0, (1, 2), 1.0), (1, (2,), 2.0)), n_accelerators=2, n_cpus=1)
+    # a, b on acc0; c on acc1: acc0 sends a (once, although only c is remote) and b: 10+20+1+2;
+    # acc1 receives a and b: 30+1+2
+    v, b = evaluate(inst, ["acc0", "acc0", "acc1"])
+    assert v == 33.0 and b["load[acc0]"] == 33.0 and b["load[acc1]"] == 33.0
+    # a on the CPU: the CPU pays no communication; acc0 receives a once (two consumers there)
+    v, b = evaluate(inst, ["cpu0", "acc0", "acc0"])
+    assert b["load[cpu0]"] == 100.0 and b["load[acc0]"] == 20.0 + 30.0 + 1.0 and v == 100.0
+    # fwd+bwd with no backward node equals max-load
+    assert evaluate(inst.with_(objective="fwd+bwd"), ["acc0", "acc0", "acc1"])[0] == 33.0
+
+
+def test_convex_is_weaker_than_chain():
+    # two branches a1 -> b2 and b1 -> a2: {a1, a2} and {b1, b2} are each convex but feed each other
+    inst = DeviceInstance(("a1", "a2", "b1", "b2"), (1.0,) * 4, (1.0,) * 4,
+                          ((0, (3,), 0.0), (2, (1,), 0.0)), n_accelerators=2, n_cpus=0, contiguity="convex")
+    split = ["acc0", "acc0", "acc1", "acc1"]
+    assert evaluate(inst, split)[0] == 2.0
+    with pytest.raises(InfeasibleSolution, match="cycle"):
+        evaluate(inst.with_(contiguity="chain"), split)
+    # a path leaving a set and re-entering it is not convex
+    chain3 = DeviceInstance(("x", "y", "z"), (1.0,) * 3, (1.0,) * 3, ((0, (1,), 0.0), (1, (2,), 0.0)),
+                            n_accelerators=2, n_cpus=0, contiguity="convex")
+    with pytest.raises(InfeasibleSolution, match="convex"):
+        evaluate(chain3, ["acc0", "acc1", "acc0"])
+
+
+def test_constraints_rejected():
+    inst = generate(3, n_nodes=6, training=False, memory=True, unsupported=1, colours=1)
+    cpu_only = inst.supported.index(False)
+    p = ["cpu0"] * inst.n_nodes
+    p[cpu_only] = "acc0"
+    for cl in inst.colour_classes:
+        if cpu_only in cl:
+            for i in cl:
+                p[i] = "acc0"
+    with pytest.raises(InfeasibleSolution, match="not supported"):
+        evaluate(inst, p)
+    with pytest.raises(InfeasibleSolution, match="memory"):
+        evaluate(inst.with_(acc_memory_bytes=1.0), ["acc0"] * inst.n_nodes if all(inst.supported) else
+                 ["acc0" if s else "cpu0" for s in inst.supported])
+
+
+@pytest.mark.parametrize("name", list(PACKAGED))
+def test_workloads_equal_reference_dp(name):
+    inst = load_packaged(name, contiguity="chain")
+    sol = solve(inst, "device_ideals", time_limit=60)
+    ref = REFERENCE[name][0] * MS
+    assert sol.status == "optimal"
+    assert close(sol.objective, ref)
+    assert sol.bound <= sol.objective
+    # the linearised DP is a feasible chain placement, never below the optimum
+    assert solve(inst, "device_linearised").objective >= sol.objective * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("name", list(PACKAGED))
+def test_round_trips(name, tmp_path):
+    import json
+
+    from splitopt.instances.importers.dnn_partitioning import _data_dir
+
+    raw = json.loads((_data_dir() / PACKAGED[name][0]).read_text())
+    inst = from_peer(raw, name=name)
+    again = from_peer(to_peer(inst), name=name)
+    assert again.to_dict()["nodes"] == inst.to_dict()["nodes"] or all(
+        close(a["cpu_seconds"], b["cpu_seconds"]) and close(a["acc_seconds"], b["acc_seconds"])
+        for a, b in zip(again.to_dict()["nodes"], inst.to_dict()["nodes"]))
+    assert [t[:2] for t in again.tensors] == [t[:2] for t in inst.tensors]
+    # our JSON
+    path = tmp_path / "inst.json"
+    io.save(inst, path)
+    back = io.load(path)
+    assert isinstance(back, DeviceInstance) and back == inst
+    # a placement out in their shape and back: same assignment, loads = our evaluator's
+    a = solve(inst.with_(contiguity="chain"), "device_linearised").assignment
+    out = placement_to_peer(inst, a)
+    assert close(out["maxLoad"] * MS, evaluate(inst, a)[0])
+    assert placement_from_peer(inst, out) == a
+
+
+def test_expert_splits_scored():
+    for name in ("bert24_inference", "resnet50_inference"):
+        inst = load_packaged(name, contiguity="chain")
+        e = solve(inst, "device_expert")
+        opt = REFERENCE[name][0] * MS
+        assert e.objective > opt  # the experts' splits are feasible and worse than the optimum
+
+
+def test_bad_input_named():
+    with pytest.raises(InstanceError, match="maxCPUs"):
+        from_peer({"maxFPGAs": 1, "maxSizePerFPGA": 1, "nodes": [], "edges": []})
+    with pytest.raises(InstanceError, match=r"nodes\[0\]\.cpuLatency"):
+        from_peer({"maxFPGAs": 1, "maxCPUs": 1, "maxSizePerFPGA": 1, "edges": [],
+                   "nodes": [{"id": 1, "supportedOnFpga": 1, "cpuLatency": -1, "fpgaLatency": 1,
+                              "isBackwardNode": 0}]})
+    with pytest.raises(InstanceError, match="cycle"):
+        DeviceInstance(("a", "b"), (1.0, 1.0), (1.0, 1.0), ((0, (1,), 0.0), (1, (0,), 0.0)), n_accelerators=1)
+    with pytest.raises(InstanceError, match="contiguity"):
+        generate(0, contiguity="sometimes")
+    inst = load_packaged("bert24_inference")
+    with pytest.raises(InstanceError, match="comm_model"):
+        solve(inst, "bnb")
+    with pytest.raises(InstanceError, match="contiguity"):
+        solve(inst, "device_ideals")  # convex: the ideal B&B handles chain only
+
+
+def test_cli_import_and_export(tmp_path, capsys):
+    import json
+
+    from splitopt.cli import main
+    from splitopt.instances.importers.dnn_partitioning import _data_dir
+
+    src = tmp_path / "w.json"
+    src.write_text((_data_dir() / "bert24_inference.json").read_text())
+    out = tmp_path / "inst.json"
+    assert main(["import", "dnn-partitioning", str(src), "-o", str(out), "--contiguity", "chain"]) == 0
+    place = tmp_path / "place.json"
+    assert main(["solve", str(out), "-a", "device_ideals", "--export-placement", str(place)]) == 0
+    d = json.loads(place.read_text())
+    assert close(d["maxLoad"], REFERENCE["bert24_inference"][0])
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"maxFPGAs": 2}')
+    assert main(["import", "dnn-partitioning", str(bad), "-o", str(out)]) == 2
+    assert "maxCPUs" in capsys.readouterr().err
+
+
+def test_isolation_bound_exact_on_single_node():
+    # one node, three accelerators: the bound is the node's time
+    inst = DeviceInstance(("a",), (5.0,), (2.0,), (), n_accelerators=3, n_cpus=1, contiguity="chain")
+    assert isolation_bound(Contracted(inst), inst)[0] == 2.0
+    assert math.isclose(solve(inst, "device_ideals").objective, 2.0)
