@@ -8,7 +8,7 @@ import pytest
 
 from cases.fuzz import FAMILIES, fuzz
 
-FAST = {"split": 130, "grouping": 110, "throughput": 100}
+FAST = {"split": 110, "grouping": 90, "throughput": 80, "pipeline": 50}
 
 
 def _assert_clean(out):

@@ -31,7 +31,7 @@ from splitopt.cli import main
 from splitopt.families import get_family
 from splitopt.instances import io
 
-FAMILIES = ("split", "grouping", "throughput")
+FAMILIES = ("split", "grouping", "throughput", "pipeline")
 
 #: replacement values: type swaps and numbers at and beyond the edges of every range
 ODD_NUMBERS = [float("nan"), float("inf"), float("-inf"), 1e308, -1e308, -1, 0, -0.0, 1, 5e-324, 1e-300,
@@ -99,6 +99,11 @@ def base_documents(family: str, count: int = 4) -> list[dict]:
         d["nodes"][0]["memory_bytes"] = 1e7
         d.update(pins={d["layers"][0]["name"]: d["nodes"][0]["name"]}, max_splits=2, contiguous=True,
                  link_model="half-duplex", transfer="per_edge")
+        from splitopt.instances.throughput_device import generate as device_generate
+
+        docs.append(json.loads(io.dumps(device_generate(1, n_nodes=5), indent=None)))  # comm_model "device"
+    elif family == "pipeline":
+        d.update(micro_batches=[1, 2], max_submodels=3, placement="distinct")
     docs.append(rich)
     for doc in docs:  # every base document is valid
         io.from_envelope(copy.deepcopy(doc))

@@ -15,6 +15,7 @@ quantity       [0, 1e30]                              seconds, bytes, FLOP, memo
 rate           [1e-12, 1e30]                          bytes/s, FLOP/s, speed-up / slow-down factors
 link rate      0 (no link) or [1e-12, 1e30]           ``throughput`` link rates
 count          integers in [minimum, 1e9]             iterations, requests, convolution counts, k, caps
+batch          integers in [1, 65536]                 ``pipeline`` samples per (micro-)batch
 =============  =====================================  ====================================================
 
 Why these bounds: the largest derived term is a quantity over a rate times a count, at most
@@ -70,7 +71,7 @@ class Limit:
     def check(self, path: str, value: Any) -> float | int:
         """``value`` as a float (an int for counts), or :class:`InstanceError` naming ``path``."""
         if self.integer:
-            return check_count(path, value, int(self.lo), int(self.hi))
+            return check_count(path, value, int(self.lo), int(self.hi), kind=self.kind)
         v = check_number(path, value, minimum=None)
         if (self.zero and v == 0.0) or self.lo <= v <= self.hi:
             return v
@@ -83,7 +84,7 @@ class Limit:
         raise InstanceError(path, f"{rule}, got {value!r}"[:300])
 
 
-def check_count(path: str, value: Any, minimum: int = 0, maximum: int = MAX_COUNT) -> int:
+def check_count(path: str, value: Any, minimum: int = 0, maximum: int = MAX_COUNT, kind: str = "count") -> int:
     """An integer in ``[minimum, maximum]`` (a float with an integral value is accepted), else
     :class:`InstanceError` naming ``path``."""
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
@@ -100,7 +101,7 @@ def check_count(path: str, value: Any, minimum: int = 0, maximum: int = MAX_COUN
             raise InstanceError(path, f"must be an integer, got {value!r}"[:300]) from None
     if not minimum <= value <= maximum:
         shown = str(value) if value.bit_length() <= 100 else f"an integer of about {int(value.bit_length() * 0.30103)} digits"
-        raise InstanceError(path, f"must be an integer in [{minimum}, {maximum:,}] (count limit, see README "
+        raise InstanceError(path, f"must be an integer in [{minimum}, {maximum:,}] ({kind} limit, see README "
                                   f"'Range limits'), got {shown}")
     return value
 
@@ -110,6 +111,10 @@ RATE = Limit("rate", MIN_RATE, MAX_VALUE)
 LINK_RATE = Limit("link rate", MIN_RATE, MAX_VALUE, zero=True)
 COUNT = Limit("count", 0, MAX_COUNT, integer=True)
 POSITIVE_COUNT = Limit("count", 1, MAX_COUNT, integer=True)
+#: samples per batch (``pipeline``): at most 2^16, the largest batch trained in practice (BERT with LAMB,
+#: You et al., ICLR 2020); the pipeline algorithms enumerate micro-batch sizes 1..B, and B = 1e9
+#: exhausted 24 GiB of memory (found while adding the pipeline family to the fuzz test)
+BATCH = Limit("batch", 1, 2**16, integer=True)
 
 _TOKEN = re.compile(r"\[\]|[^.\[\]]+")
 
@@ -161,5 +166,5 @@ def table(spec: Mapping[str, Limit]) -> list[tuple[str, str]]:
     return [(p, f"{lim.kind}: {lim.describe()}") for p, lim in spec.items()]
 
 
-__all__ = ["Limit", "QUANTITY", "RATE", "LINK_RATE", "COUNT", "POSITIVE_COUNT", "MAX_VALUE", "MIN_RATE", "MAX_COUNT",
+__all__ = ["Limit", "QUANTITY", "RATE", "LINK_RATE", "COUNT", "POSITIVE_COUNT", "BATCH", "MAX_VALUE", "MIN_RATE", "MAX_COUNT",
            "check", "check_count", "enforce", "matches", "table"]
