@@ -131,8 +131,8 @@ def cmd_generate(args) -> int:
             raise InstanceError("--param", f"must be KEY=VALUE, got {kv!r}")
         k, v = kv.split("=", 1)
         try:
-            params[k] = json.loads(v)
-        except json.JSONDecodeError:
+            params[k] = io.parse_json(v)  # the one JSON parser (depth limit, no NaN, no duplicate keys)
+        except SplitoptError:
             params[k] = v
     if args.n is not None:
         params["n"] = args.n
@@ -613,6 +613,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except SplitoptError as exc:
         print(f"splitopt: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:  # an instance (or a model built from it) too large for the memory available
+        print("splitopt: error: out of memory (the input is too large for this machine's memory limit)",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("splitopt: interrupted", file=sys.stderr)

@@ -15,7 +15,12 @@ class SplitoptError(Exception):
 class InstanceError(SplitoptError, ValueError):
     """Bad input data: the message names the field path and the offending value."""
 
+    #: longest message kept (a bad value is echoed in the message; a huge one must not flood the terminal)
+    MAX_CHARS = 600
+
     def __init__(self, path: str, message: str):
+        if len(message) > self.MAX_CHARS:
+            message = message[: self.MAX_CHARS - 5] + " ...)"
         self.path = path
         self.detail = message
         super().__init__(f"{path}: {message}" if path else message)
@@ -70,7 +75,10 @@ def check_number(path: str, value, *, minimum: float | None = 0.0, strict: bool 
                 raise TypeError
         except (TypeError, ImportError):
             raise InstanceError(path, f"must be a number, got {value!r}") from None
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an integer beyond the double range (JSON allows any number of digits)
+        raise InstanceError(path, f"must be finite, got an integer of about {int(int(value).bit_length() * 0.30103)} digits") from None
     if math.isnan(v):
         raise InstanceError(path, "must be a number, got NaN")
     if math.isinf(v):

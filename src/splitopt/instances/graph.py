@@ -95,7 +95,9 @@ class Layer:
 
     @classmethod
     def from_dict(cls, d: Mapping, path: str = "layer") -> "Layer":
-        from splitopt.errors import check_number
+        from splitopt.instances.limits import QUANTITY
+
+        check_number = QUANTITY.check  # every layer number is a quantity (instances.limits)
 
         if not isinstance(d, Mapping):
             raise InstanceError(path, f"must be an object, got {d!r}")
@@ -132,6 +134,7 @@ class Layer:
             if not isinstance(d["meta"], Mapping):
                 raise InstanceError(f"{path}.meta", f"must be an object, got {d['meta']!r}"[:200])
             kw["meta"] = dict(d["meta"])
+            _check_meta_macs(kw["meta"], path)
         return cls(**kw)
 
 
@@ -187,15 +190,15 @@ class DNNGraph:
                     e = Edge(*e)
                 except TypeError:
                     raise InstanceError(f"edges[{k}]", f"must be [src, dst] or [src, dst, port], got {e!r}") from None
-            s = index.get(e.src)
+            s = index.get(e.src) if isinstance(e.src, str) else None
             if s is None:
-                raise InstanceError(f"edges[{k}].src", f"unknown layer {e.src!r}")
-            t = index.get(e.dst)
+                raise InstanceError(f"edges[{k}].src", f"unknown layer {e.src!r}"[:200])
+            t = index.get(e.dst) if isinstance(e.dst, str) else None
             if t is None:
-                raise InstanceError(f"edges[{k}].dst", f"unknown layer {e.dst!r}")
+                raise InstanceError(f"edges[{k}].dst", f"unknown layer {e.dst!r}"[:200])
             if s == t:
                 raise InstanceError(f"edges[{k}]", f"self-loop on layer {e.src!r}")
-            if not isinstance(e.port, int) or not 0 <= e.port < layers[s].n_outputs:
+            if isinstance(e.port, bool) or not isinstance(e.port, int) or not 0 <= e.port < layers[s].n_outputs:
                 raise InstanceError(f"edges[{k}].port",
                                     f"layer {e.src!r} has {layers[s].n_outputs} output(s), got port {e.port!r}")
             key = (s, t, e.port)
@@ -573,7 +576,9 @@ def _edge_key(e: Edge):
 
 
 def _check_layer_numbers(lay: Layer, i: int) -> None:
-    from splitopt.errors import check_number
+    from splitopt.instances.limits import QUANTITY
+
+    check_number = QUANTITY.check  # every layer number is a quantity in [0, 1e30] (instances.limits)
 
     p = f"layers[{i}]"
     for f in _NUMERIC_FIELDS:
@@ -585,6 +590,17 @@ def _check_layer_numbers(lay: Layer, i: int) -> None:
             check_number(f"{p}.{f}.{k}", v)
     for j, v in enumerate(lay.extra_out_bytes):
         check_number(f"{p}.extra_out_bytes[{j}]", v)
+    if lay.meta:
+        _check_meta_macs(lay.meta, p)
+
+
+def _check_meta_macs(meta: Mapping, path: str) -> None:
+    """``meta["macs"]``, when a number, is read by :attr:`Layer.macs`: a quantity like the others."""
+    from splitopt.instances.limits import QUANTITY
+
+    m = meta.get("macs")
+    if isinstance(m, (int, float)) and not isinstance(m, bool):
+        QUANTITY.check(f"{path}.meta.macs", m)
 
 
 def stable_topological_order(succ: Sequence[Sequence[int]]) -> tuple[list[int], list[int] | None]:

@@ -47,6 +47,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from splitopt.errors import InstanceError, check_number
+from splitopt.instances import limits
 
 OBJECTIVES = ("perf", "bottleneck", "thesis_cost")
 K1_CONVENTIONS = ("thesis", "uniform")
@@ -77,6 +78,11 @@ class GroupingInstance:
     """
 
     family: ClassVar[str] = "grouping"
+    #: range limits (:mod:`splitopt.instances.limits`), in the JSON names of :meth:`to_dict`
+    LIMITS: ClassVar[dict] = {"parts[].t_seconds": limits.QUANTITY, "parts[].out_bytes": limits.QUANTITY,
+                              "parts[].convs": limits.COUNT, "k": limits.POSITIVE_COUNT,
+                              "requests": limits.POSITIVE_COUNT, "bandwidth_bytes_per_s": limits.RATE,
+                              "weights.delta": limits.QUANTITY}
 
     names: tuple[str, ...]
     t: tuple[float, ...]
@@ -136,6 +142,7 @@ class GroupingInstance:
         if abs(tot - 1.0) > 1e-6:
             raise InstanceError("weights", f"alpha + beta + gamma must be 1 (thesis Def. 4.3), got {tot!r}")
         object.__setattr__(self, "delta", check_number("weights.delta", self.delta))
+        limits.enforce(self)
         for b in ("transfers", "charge_final_transfer"):
             if not isinstance(getattr(self, b), bool):
                 raise InstanceError(b, f"must be true or false, got {getattr(self, b)!r}")
@@ -330,11 +337,13 @@ class GroupingInstance:
         if flop_rate is None and machine is None:
             raise InstanceError("flop_rate", "give a FLOP rate (FLOP/s) or a machine class with measured seconds")
         if flop_rate is not None:
-            flop_rate = check_number("flop_rate", flop_rate, minimum=0.0, strict=True)
+            flop_rate = limits.RATE.check("flop_rate", flop_rate)
         ops = {o.lower() for o in conv_ops}
         names, t, s, c = [], [], [], []
         for j, lay in enumerate(g.layers):
-            members = list(lay.meta.get("members", [lay.name])) if lay.op == "block" else [lay.name]
+            members = lay.meta.get("members") if lay.op == "block" else None
+            if not (isinstance(members, list) and members and all(isinstance(m, str) for m in members)):
+                members = [lay.name]  # a user's "block" layer without (valid) collapse members
             mem_layers = [graph.layer(m) for m in members]
             if flop_rate is not None:
                 t.append(batch * max(lay.fwd_flop, floor_flop) / flop_rate)

@@ -3,7 +3,11 @@
 Every file is an object ``{"format": 1, "kind": "graph" | "platform" | "instance", ...}``;
 instance files also carry ``"family"``. The payload sits under ``"data"``. Loading bad data raises
 :class:`~splitopt.errors.InstanceError` whose message starts with the JSON path of the bad field
-(``data.graph.layers[12].out_bytes: must be >= 0, got -3``). Writing is atomic: a temporary file
+(``data.graph.layers[12].out_bytes: must be >= 0, got -3``). :func:`parse_json` is the one JSON
+parser behind every command (``inspect``, ``solve``, ``validate``, graph sources): it rejects
+NaN/Infinity tokens, duplicate keys (with their path), nesting deeper than :data:`MAX_DEPTH` and
+memory exhaustion with one clean error each; numeric ranges are then enforced by the instance
+constructors (:mod:`splitopt.instances.limits`). Writing is atomic: a temporary file
 in the target directory, flushed and fsynced, then renamed over the target.
 """
 
@@ -12,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -76,33 +81,116 @@ def from_envelope(d: Any) -> Any:
 
 def _nonfinite_path(obj: Any, path: str = "") -> tuple[str, float] | None:
     """JSON path and value of the first NaN/infinity in ``obj`` (depth first, in document order)."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return path, obj
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            hit = _nonfinite_path(v, f"{path}.{k}" if path else str(k))
-            if hit:
-                return hit
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            hit = _nonfinite_path(v, f"{path}[{i}]")
-            if hit:
-                return hit
+    for p, v in _walk(obj):
+        if isinstance(v, float) and not math.isfinite(v):
+            return p, v
     return None
 
 
-def loads(text: str) -> Any:
+def _walk(obj: Any):
+    """Every ``(path, value)`` of a parsed JSON tree in document order (iterative: no recursion)."""
+    stack = [("", obj)]
+    while stack:
+        path, v = stack.pop()
+        yield path, v
+        if isinstance(v, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), x) for k, x in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((f"{path}[{i}]", x) for i, x in reversed(list(enumerate(v))))
+
+
+#: deepest nesting of arrays and objects a splitopt file may have (instances need about 8 levels;
+#: deeper documents would exhaust the recursion of the JSON parser and of every tree walk)
+MAX_DEPTH = 100
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_CHUNK = 1 << 23
+
+
+def json_depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` in JSON ``text`` (brackets inside strings ignored); linear
+    time, constant extra memory per 8 MiB chunk."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return 0  # cannot be deeper than the number of openings
+    import numpy as np
+
+    raw = _STRING.sub('""', text).encode("utf-8", "replace")
+    depth, deepest = 0, 0
+    for i in range(0, len(raw), _CHUNK):
+        b = np.frombuffer(raw, dtype=np.uint8, count=min(_CHUNK, len(raw) - i), offset=i)
+        step = ((b == 91) | (b == 123)).astype(np.int64) - ((b == 93) | (b == 125))
+        run = np.cumsum(step) + depth
+        if len(run):
+            deepest = max(deepest, int(run.max()))
+            depth = int(run[-1])
+    return deepest
+
+
+class _DuplicateKeys(dict):
+    """A parsed JSON object that repeated a key (``duplicate``: the first repeated key)."""
+
+    duplicate: str = ""
+
+
+def _pairs_hook(seen: list):
+    def hook(pairs):
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            keys: set = set()
+            dup = next(k for k, _ in pairs if k in keys or keys.add(k))
+            d = _DuplicateKeys(d)
+            d.duplicate = dup
+            seen.append(d)
+        return d
+
+    return hook
+
+
+def parse_json(text: str) -> Any:
+    """The one JSON parser of every splitopt command: standard JSON only, errors as
+    :class:`InstanceError` naming the place (never a traceback).
+
+    Rejected: invalid JSON (line and column), ``NaN``/``Infinity`` tokens (the field named),
+    nesting deeper than :data:`MAX_DEPTH`, a key repeated in one object (its path: which value was
+    meant is ambiguous; Python's ``json`` silently keeps the last), integers of more digits than
+    Python converts (4,300), and documents too large for the memory available (``MemoryError``).
+    """
     try:
-        d = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise InstanceError("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except InstanceError:
-        # NaN / Infinity: parse again leniently only to name the field that holds it.
-        hit = _nonfinite_path(json.loads(text))
-        if hit is None:  # pragma: no cover - the strict parse found one
-            raise
-        raise InstanceError(hit[0], f"non-standard JSON number {hit[1]} (NaN and infinities are not allowed)") from None
-    return from_envelope(d)
+        depth = json_depth(text)
+        if depth > MAX_DEPTH:
+            raise InstanceError("", f"JSON nested {depth} levels deep; a splitopt file may nest at most {MAX_DEPTH} "
+                                    "levels (instances need about 8)")
+        dups: list = []
+        try:
+            d = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_pairs_hook(dups))
+        except json.JSONDecodeError as exc:
+            raise InstanceError("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        except InstanceError:
+            # NaN / Infinity: parse again leniently only to name the field that holds it.
+            hit = _nonfinite_path(json.loads(text))
+            if hit is None:  # pragma: no cover - the strict parse found one
+                raise
+            raise InstanceError(hit[0], f"non-standard JSON number {hit[1]} (NaN and infinities are not allowed)") from None
+        except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+            raise InstanceError("", f"not valid JSON: {str(exc).split(';')[0]}"[:300]) from None
+        except RecursionError:  # pragma: no cover - prevented by the depth check
+            raise InstanceError("", "JSON nested too deeply") from None
+    except MemoryError:
+        raise InstanceError("", f"out of memory while reading {len(text):,} characters of JSON") from None
+    if dups:
+        first = dups[0]
+        path = next(p for p, v in _walk(d) if v is first)
+        raise InstanceError(f"{path}.{first.duplicate}" if path else str(first.duplicate),
+                            "duplicate key (each key may appear once per object; which value was meant is ambiguous)")
+    return d
+
+
+def loads(text: str) -> Any:
+    d = parse_json(text)
+    try:
+        return from_envelope(d)
+    except MemoryError:
+        raise InstanceError("", "out of memory while building the instance") from None
 
 
 def read_text_file(path: str | os.PathLike) -> str:
@@ -120,11 +208,13 @@ def read_text_file(path: str | os.PathLike) -> str:
 def load(path: str | os.PathLike) -> Any:
     """Load a graph, platform or instance file. Errors name the file and the field."""
     p = Path(path)
-    text = read_text_file(p)
     try:
+        text = read_text_file(p)
         return loads(text)
     except InstanceError as exc:
         raise InstanceError(f"{p}: {exc.path}" if exc.path else str(p), exc.detail) from None
+    except MemoryError:
+        raise InstanceError(str(p), "out of memory while loading this file") from None
 
 
 def _umask() -> int:
@@ -169,5 +259,5 @@ def save(obj: Any, path: str | os.PathLike, indent: int | None = 1) -> Path:
     return write_text_atomic(path, dumps(obj, indent=indent) + "\n")
 
 
-__all__ = ["FORMAT_VERSION", "envelope", "from_envelope", "dumps", "loads", "load", "save", "write_text_atomic",
-           "read_text_file"]
+__all__ = ["FORMAT_VERSION", "MAX_DEPTH", "envelope", "from_envelope", "dumps", "loads", "load", "save",
+           "write_text_atomic", "read_text_file", "parse_json", "json_depth"]

@@ -81,6 +81,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from splitopt.errors import InstanceError, check_number
+from splitopt.instances import limits
 
 PLACEMENTS = ("distinct", "revisit", "aggregate")
 BOTTLENECKS = ("stages", "resource")
@@ -125,6 +126,17 @@ class PipelineInstance:
     """One ``pipeline`` instance (see the module docstring). Immutable, validated on construction."""
 
     family: ClassVar[str] = "pipeline"
+    #: range limits (:mod:`splitopt.instances.limits`), in the JSON names of :meth:`to_dict`
+    LIMITS: ClassVar[dict] = {
+        **{f"layers[].{f}": limits.QUANTITY for f in ("fwd_flop", "bwd_flop", "act_bytes", "grad_bytes",
+                                                      "param_bytes", "opt_bytes", "sample_mem_bytes")},
+        "clients[].flops": limits.RATE, "servers[].flops": limits.RATE,
+        "clients[].memory_bytes": limits.QUANTITY, "servers[].memory_bytes": limits.QUANTITY,
+        "rates_bytes_per_s[][]": limits.LINK_RATE, "batch": limits.BATCH,
+        "micro_batches[]": limits.BATCH, "max_submodels": limits.COUNT,
+        "bwd_threshold_client": limits.COUNT, "bwd_threshold_server": limits.COUNT,
+        **{f: limits.QUANTITY for f in ("t0_client_s", "t1_client_s", "t0_server_s", "t1_server_s")},
+    }
 
     layers: tuple[str, ...]
     fwd_flop: tuple[float, ...]
@@ -224,6 +236,7 @@ class PipelineInstance:
             raise InstanceError("name", f"must be a string, got {self.name!r}")
         s(self, "radio", None if self.radio is None else dict(self.radio))
         s(self, "meta", dict(self.meta or {}))
+        limits.enforce(self)
         # derived tables (not dataclass fields)
         s(self, "_prefix", {f: np.concatenate(([0.0], np.cumsum(np.array(getattr(self, f), dtype=float))))
                             for f in LAYER_FIELDS})

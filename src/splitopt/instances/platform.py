@@ -67,6 +67,8 @@ class Platform:
     name: str = "platform"
 
     def __post_init__(self):
+        from splitopt.instances.limits import QUANTITY, RATE  # range limits of every platform number
+
         object.__setattr__(self, "nodes", tuple(self.nodes))
         object.__setattr__(self, "links", tuple(self.links))
         names: set[str] = set()
@@ -78,11 +80,11 @@ class Platform:
             names.add(nd.name)
             if nd.role not in ROLES:
                 raise InstanceError(f"nodes[{i}].role", f"must be one of {', '.join(ROLES)}, got {nd.role!r}")
-            check_number(f"nodes[{i}].flops", nd.flops, minimum=0.0, strict=True)
+            RATE.check(f"nodes[{i}].flops", nd.flops)
             if not (isinstance(nd.memory_bytes, (int, float)) and nd.memory_bytes == math.inf):
-                check_number(f"nodes[{i}].memory_bytes", nd.memory_bytes)
-            check_number(f"nodes[{i}].overhead_s", nd.overhead_s)
-            check_number(f"nodes[{i}].speedup", nd.speedup, minimum=0.0, strict=True)
+                QUANTITY.check(f"nodes[{i}].memory_bytes", nd.memory_bytes)
+            QUANTITY.check(f"nodes[{i}].overhead_s", nd.overhead_s)
+            RATE.check(f"nodes[{i}].speedup", nd.speedup)
             if nd.machine_class is not None and not isinstance(nd.machine_class, str):
                 raise InstanceError(f"nodes[{i}].machine_class", f"must be a string or null, got {nd.machine_class!r}")
         pairs = set()
@@ -95,8 +97,8 @@ class Platform:
             if (ln.src, ln.dst) in pairs:
                 raise InstanceError(f"links[{k}]", f"duplicate link {ln.src!r} -> {ln.dst!r}")
             pairs.add((ln.src, ln.dst))
-            check_number(f"links[{k}].rate_bytes_per_s", ln.rate_bytes_per_s, minimum=0.0, strict=True)
-            check_number(f"links[{k}].latency_s", ln.latency_s)
+            RATE.check(f"links[{k}].rate_bytes_per_s", ln.rate_bytes_per_s)
+            QUANTITY.check(f"links[{k}].latency_s", ln.latency_s)
 
     def node(self, name: str) -> Node:
         for nd in self.nodes:

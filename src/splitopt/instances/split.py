@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Iterable, Mapping, Sequence
 import numpy as np
 
 from splitopt.errors import InstanceError, check_number
+from splitopt.instances import limits
 from splitopt.instances.graph import DNNGraph
 
 MODES = ("training", "inference")
@@ -81,6 +82,11 @@ class SplitInstance:
     """
 
     family: ClassVar[str] = "split"
+    #: range limits (:mod:`splitopt.instances.limits`); the graph's layer numbers are quantities,
+    #: checked by :class:`~splitopt.instances.graph.DNNGraph`
+    LIMITS: ClassVar[dict] = {"device_s[]": limits.QUANTITY, "server_s[]": limits.QUANTITY,
+                              "up_bytes_per_s": limits.RATE, "down_bytes_per_s": limits.RATE,
+                              "iterations": limits.POSITIVE_COUNT, "input_bytes": limits.QUANTITY}
 
     graph: DNNGraph
     device_s: tuple[float, ...]
@@ -124,6 +130,9 @@ class SplitInstance:
             raise InstanceError("iterations", f"must be an integer >= 1, got {self.iterations!r}")
         object.__setattr__(self, "iterations", int(it))
         object.__setattr__(self, "input_bytes", check_number("input_bytes", self.input_bytes))
+        limits.check({"device_s": self.device_s, "server_s": self.server_s, "up_bytes_per_s": up,
+                      "down_bytes_per_s": self.down_bytes_per_s, "iterations": self.iterations,
+                      "input_bytes": self.input_bytes}, self.LIMITS)
         pol = self.input_policy
         if pol is None:
             pol = "pin" if self.mode == "training" else "upload"
@@ -289,8 +298,8 @@ class SplitInstance:
             if not have_measured:
                 raise InstanceError("timing", f"measured seconds requested but not every layer has "
                                               f"{'fwd/bwd' if training else 'fwd'}_seconds for machine class {mc!r}")
-            check_number("device_slowdown", device_slowdown, minimum=0.0, strict=True)
-            check_number("server_speedup", server_speedup, minimum=0.0, strict=True)
+            limits.RATE.check("device_slowdown", device_slowdown)
+            limits.RATE.check("server_speedup", server_speedup)
             base = [l.fwd_seconds[mc] + (l.bwd_seconds[mc] if training else 0.0) for l in layers]
             dev = [b * device_slowdown for b in base]
             srv = [b / server_speedup for b in base]
@@ -301,8 +310,8 @@ class SplitInstance:
                                              "or a graph with measured seconds"
                                              + (f" (machine classes here: {', '.join(sorted(classes))})"
                                                 if classes else " (this graph has none)"))
-            df = check_number("device_flops", device_flops, minimum=0.0, strict=True)
-            sf = check_number("server_flops", server_flops, minimum=0.0, strict=True)
+            df = limits.RATE.check("device_flops", device_flops)
+            sf = limits.RATE.check("server_flops", server_flops)
             work = [l.fwd_flop + (l.bwd_flop if training else 0.0) for l in layers]
             dev = [w / df for w in work]
             srv = [w / sf for w in work]

@@ -37,6 +37,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from splitopt.errors import InstanceError, check_number
+from splitopt.instances import limits
 
 LINK_MODELS = ("full-duplex", "half-duplex", "shared")
 TRANSFERS = ("once", "per_edge")
@@ -47,6 +48,11 @@ class ThroughputInstance:
     """One ``throughput`` instance (see the module docstring). Immutable, validated on construction."""
 
     family: ClassVar[str] = "throughput"
+    #: range limits (:mod:`splitopt.instances.limits`), in the JSON names of :meth:`to_dict`
+    LIMITS: ClassVar[dict] = {"layers[].flop": limits.QUANTITY, "layers[].mem_bytes": limits.QUANTITY,
+                              "tensors[].bytes": limits.QUANTITY, "nodes[].flops": limits.RATE,
+                              "nodes[].memory_bytes": limits.QUANTITY, "rates_bytes_per_s[][]": limits.LINK_RATE,
+                              "max_splits": limits.COUNT}
 
     layers: tuple[str, ...]
     flop: tuple[float, ...]
@@ -96,8 +102,11 @@ class ThroughputInstance:
                 p, cons, b = t
             except (TypeError, ValueError):
                 raise InstanceError(f"tensors[{k}]", f"must be [producer, consumers, bytes], got {t!r}") from None
-            if not isinstance(p, (int, np.integer)) or not 0 <= int(p) < L:
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= int(p) < L:
                 raise InstanceError(f"tensors[{k}].producer", f"must be a layer index in 0..{L - 1}, got {p!r}")
+            if isinstance(cons, (str, bytes)) or not isinstance(cons, Sequence) or any(
+                    isinstance(c, bool) or not isinstance(c, (int, np.integer)) for c in cons):
+                raise InstanceError(f"tensors[{k}].consumers", f"must be a list of layer indices, got {cons!r}"[:200])
             cons = tuple(int(c) for c in cons)
             if not cons or any(not int(p) < c < L for c in cons) or len(set(cons)) != len(cons):
                 raise InstanceError(f"tensors[{k}].consumers", f"must be distinct later layers, got {list(cons)}")
@@ -126,6 +135,8 @@ class ThroughputInstance:
         if not isinstance(self.contiguous, bool):
             raise InstanceError("contiguous", f"must be true or false, got {self.contiguous!r}")
         pins = {}
+        if not isinstance(self.pins or {}, Mapping):
+            raise InstanceError("pins", f"must be an object of layer -> node, got {self.pins!r}"[:200])
         for lay, node in dict(self.pins or {}).items():
             if lay not in self.layers:
                 raise InstanceError(f"pins.{lay}", "unknown layer")
@@ -134,6 +145,7 @@ class ThroughputInstance:
             pins[lay] = node
         object.__setattr__(self, "pins", pins)
         object.__setattr__(self, "meta", dict(self.meta or {}))
+        limits.enforce(self)
 
     # ------------------------------------------------------------------ derived data
     @property

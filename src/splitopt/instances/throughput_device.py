@@ -47,6 +47,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from splitopt.errors import InstanceError, check_number
+from splitopt.instances import limits
 
 OBJECTIVES = ("max-load", "fwd+bwd")
 CONTIGUITIES = ("none", "convex", "chain")
@@ -58,6 +59,11 @@ class DeviceInstance:
 
     family: ClassVar[str] = "throughput"
     comm_model: ClassVar[str] = "device"
+    #: range limits (:mod:`splitopt.instances.limits`), in the JSON names of :meth:`to_dict`
+    LIMITS: ClassVar[dict] = {"nodes[].cpu_seconds": limits.QUANTITY, "nodes[].acc_seconds": limits.QUANTITY,
+                              "nodes[].size_bytes": limits.QUANTITY, "tensors[].seconds": limits.QUANTITY,
+                              "acc_memory_bytes": limits.QUANTITY, "n_accelerators": limits.COUNT,
+                              "n_cpus": limits.COUNT}
 
     nodes: tuple[str, ...]
     cpu_seconds: tuple[float, ...]
@@ -154,6 +160,7 @@ class DeviceInstance:
         if order is None:
             raise InstanceError("tensors", "the graph has a cycle (it must be a DAG)")
         object.__setattr__(self, "meta", dict(self.meta or {}))
+        limits.enforce(self)
 
     # ------------------------------------------------------------------ derived data
     def _topological(self) -> list[int] | None:

@@ -258,8 +258,12 @@ def build_milp_compact(instance: GroupingInstance, m: int | None = None):
     * bottleneck: ``min theta``, ``theta >= W_i`` (``W_i`` without ``e`` terms if no transfers);
     * thesis_cost: ``min alpha + beta/S_tot sum s_j e[j,i] - gamma/log(1+C_tot) sum_i phi_i +
       delta m/T_tot theta_T - delta`` with ``theta_T >= T_i`` and the chords
-      ``phi_i <= log(1+c) + (log(2+c) - log(1+c)) (C_i - c)``, ``c = 0..C_tot-1``: exact at integer
-      ``C_i`` because ``log(1+.)`` is concave and ``phi_i`` is maximised (digest §5.3).
+      ``phi_i <= log(1+c) + (log(1+c') - log(1+c)) / (c' - c) (C_i - c)`` for consecutive ``c < c'``
+      of the counts a group can have (the sums of contiguous runs of ``c_j``): exact at those
+      counts because ``log(1+.)`` is concave and ``phi_i`` is maximised. Correction of digest §5.3,
+      which takes a chord per integer ``c = 0..C_tot-1``: same optimum, but ``O(C_tot)`` rows, so a
+      part with 10^9 convolutions built a model that never finished (found by the fuzz test); the
+      chords here number at most ``min(C_tot, n(n+1)/2)``.
     """
     pyo = _pyomo()
     inst = instance
@@ -310,13 +314,19 @@ def build_milp_compact(instance: GroupingInstance, m: int | None = None):
         if S_tot > 0 and inst.beta > 0:
             expr = expr + inst.beta / S_tot * sum(s[j] * M.e[j, i] for j in J for i in I if s[j] > 0)
         if C_tot > 0 and inst.gamma > 0:
-            L = [math.log1p(v) for v in range(C_tot + 1)]
-            M.phi = pyo.Var(M.I, bounds=(0, L[C_tot]))
+            # breakpoints: the conv counts a group can have (sums of contiguous runs of c)
+            V = sorted({sum(c[a:b + 1]) for a in J for b in range(a, n)})
+            logC = math.log1p(C_tot)
+            M.phi = pyo.Var(M.I, bounds=(0, logC))
             M.Cnt = pyo.Expression(M.I, rule=lambda M, i: sum(c[j] * M.x[j, i] for j in J if c[j]))
-            M.CHORDS = pyo.Set(initialize=list(range(C_tot)))
-            M.chord = pyo.Constraint(M.I, M.CHORDS,
-                                     rule=lambda M, i, v: M.phi[i] <= L[v] + (L[v + 1] - L[v]) * (M.Cnt[i] - v))
-            expr = expr - inst.gamma / L[C_tot] * sum(M.phi[i] for i in I)
+            M.CHORDS = pyo.Set(initialize=list(range(len(V) - 1)))
+
+            def chord(M, i, q):
+                lo, hi = V[q], V[q + 1]
+                return M.phi[i] <= math.log1p(lo) + (math.log1p(hi) - math.log1p(lo)) / (hi - lo) * (M.Cnt[i] - lo)
+
+            M.chord = pyo.Constraint(M.I, M.CHORDS, rule=chord)
+            expr = expr - inst.gamma / logC * sum(M.phi[i] for i in I)
         M.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
     M._grouping = ("compact", n, m)
     return M

@@ -443,10 +443,9 @@ def _load_error_family(member: Member) -> str | None:
         return member.family
     if member.kind == "file":
         try:
-            import json
+            from splitopt.instances.io import parse_json, read_text_file
 
-            with open(member.source[0], encoding="utf-8") as fh:
-                fam = json.load(fh).get("family")
+            fam = parse_json(read_text_file(member.source[0])).get("family")
             return fam if isinstance(fam, str) else None
         except Exception:
             return None

@@ -211,7 +211,10 @@ class HighsMatrix:
         """max/min of the nonzero absolute coefficients of the objective and the matrix."""
         vals = np.abs(np.concatenate([np.asarray(self.lp.col_cost_), np.asarray(self.lp.a_matrix_.value_)]))
         vals = vals[(vals > 0) & np.isfinite(vals)]
-        return float(vals.max() / vals.min()) if vals.size else 1.0
+        if not vals.size:
+            return 1.0
+        with np.errstate(over="ignore"):  # a subnormal minimum: the range is infinite, i.e. untrusted
+            return float(vals.max() / vals.min())
 
     def set_bounds(self, cols: Sequence[int], lower: Sequence[float], upper: Sequence[float]) -> None:
         """Change the bounds of columns ``cols`` (the next :meth:`solve` starts from the last basis)."""

@@ -26,7 +26,8 @@ from splitopt.models.split import assignment_from_model, build_milp, evaluate
 CERT_REL = 1e-9
 
 
-def certified_bound(model, target: float | None = None, rounds: int = 4) -> float | None:
+def certified_bound(model, target: float | None = None, rounds: int = 4,
+                    time_limit: float | None = None) -> float | None:
     """Proven lower bound on every split of ``model`` (a :func:`build_milp` model): the exact
     Lagrangian bound at duals of its LP relaxation solved by HiGHS; ``None`` if HiGHS is not
     installed or returns no duals.
@@ -35,7 +36,8 @@ def certified_bound(model, target: float | None = None, rounds: int = 4) -> floa
     the LP is re-solved with the reduced costs ``d = c - A^T y`` as its objective (scaled by HiGHS's
     power-of-two objective scaling, so costs lost below its tolerance the first time are seen now)
     and its duals added to ``y`` (iterative refinement of the dual, up to ``rounds`` times). Every
-    candidate's bound is computed exactly, so refinement can only help."""
+    candidate's bound is computed exactly, so refinement can only help. ``time_limit`` (seconds)
+    bounds the whole certification: past it, the best bound so far (or ``None``) is returned."""
     import numpy as np
 
     from splitopt.solvers.exact import base
@@ -43,9 +45,18 @@ def certified_bound(model, target: float | None = None, rounds: int = 4) -> floa
 
     if not base.has_module("highspy"):
         return None
+    import time
+
     tight = {"dual_feasibility_tolerance": 1e-10, "primal_feasibility_tolerance": 1e-10}
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+
+    def left() -> float | None:
+        return None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+
+    if time_limit is not None and time_limit <= 0:
+        return None
     try:
-        hm = HighsMatrix.from_pyomo(model, relax=True, options=tight)
+        hm = HighsMatrix.from_pyomo(model, relax=True, options=tight, time_limit=left())
     except (InfeasibleModel, ValueError):
         return None
     r = hm.solve()
@@ -58,6 +69,8 @@ def certified_bound(model, target: float | None = None, rounds: int = 4) -> floa
     for _ in range(rounds):
         if target is None or best >= target - CERT_REL * abs(target):
             break
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
         if A is None:
             import scipy.sparse as sp
 
@@ -65,7 +78,8 @@ def certified_bound(model, target: float | None = None, rounds: int = 4) -> floa
                               shape=(lp.num_row_, lp.num_col_))
             c = np.asarray(lp.col_cost_) / hm.scale
         d = c - A.T @ y
-        corr = HighsMatrix.from_arrays(d, A, lp.row_lower_, lp.row_upper_, lp.col_lower_, lp.col_upper_, options=tight)
+        corr = HighsMatrix.from_arrays(d, A, lp.row_lower_, lp.row_upper_, lp.col_lower_, lp.col_upper_, options=tight,
+                                       time_limit=left())
         r2 = corr.solve()
         if r2.y is None:
             break
@@ -74,10 +88,12 @@ def certified_bound(model, target: float | None = None, rounds: int = 4) -> floa
     return best if math.isfinite(best) else None
 
 
-def _certify(instance: SplitInstance, model, assignment, status: str, bound):
-    """(status, bound, info) after checking the solver's answer against the exact certificate."""
+def _certify(instance: SplitInstance, model, assignment, status: str, bound, time_limit: float | None = None):
+    """(status, bound, info) after checking the solver's answer against the exact certificate
+    (computed within ``time_limit`` seconds; without a certificate the solver's status stands, still
+    subject to :func:`splitopt.families.honest_status`)."""
     obj, breakdown = evaluate(instance, assignment)
-    cert = certified_bound(model, target=obj)
+    cert = certified_bound(model, target=obj, time_limit=time_limit)
     info = {"certified_bound": cert, "solver_status": status, "solver_bound": bound}
     if cert is None:
         return status, bound, info
@@ -89,8 +105,11 @@ def _certify(instance: SplitInstance, model, assignment, status: str, bound):
 
 def _solve_formulation(instance: SplitInstance, *, relax: bool, solver: str = "highs",
                        time_limit: float | None = None, mip_gap: float | None = None, tee: bool = False):
+    import time
+
     from splitopt.solvers import exact
 
+    t0 = time.perf_counter()
     model = build_milp(instance)
     res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap, relax=relax, tee=tee)
     if not res.has_solution:
@@ -104,7 +123,9 @@ def _solve_formulation(instance: SplitInstance, *, relax: bool, solver: str = "h
         frac = max((min(pyo.value(model.x[v]), 1 - pyo.value(model.x[v])) for v in model.L), default=0.0)
         info["max_fractionality"] = float(frac)
     assignment = assignment_from_model(instance, model)
-    status, bound, cert = _certify(instance, model, assignment, res.status, res.bound)
+    # the time limit covers the whole algorithm: the certificate gets what the solve left of it
+    left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+    status, bound, cert = _certify(instance, model, assignment, res.status, res.bound, time_limit=left)
     return AlgoResult(assignment, status=status, bound=bound, info={**info, **cert})
 
 
