@@ -42,15 +42,17 @@ COMBOS = list(itertools.product(("max-load", "fwd+bwd"), ("none", "convex", "cha
 @pytest.mark.parametrize("objective,contiguity", COMBOS)
 @pytest.mark.parametrize("seed", range(10))
 def test_bruteforce_milp_ideals_agree(seed, objective, contiguity):
+    optimum, exact = _agreement(seed, objective, contiguity)
+    assert exact and all(s.status == "optimal" and close(s.objective, optimum) for s in exact)
+
+
+def _agreement(seed, objective, contiguity):
+    """Brute-force optimum and the exact algorithms' solutions; bounds and baselines checked here."""
     inst = case(seed, objective, contiguity)
     bf = solve(inst, "device_bruteforce")
     m = solve(inst, "device_milp")
-    assert m.status == "optimal"
-    assert close(m.objective, bf.objective)
     assert m.bound <= bf.objective * (1 + 1e-9)
-    if contiguity == "chain":
-        x = solve(inst, "device_ideals")
-        assert x.status == "optimal" and close(x.objective, bf.objective)
+    exact = [m] + ([solve(inst, "device_ideals")] if contiguity == "chain" else [])
     # every bound is below the optimum; every baseline at or above it
     assert work_bound(inst) <= bf.objective * (1 + 1e-12)
     con = Contracted(inst, fuse_cycles=contiguity == "chain")
@@ -61,13 +63,15 @@ def test_bruteforce_milp_ideals_agree(seed, objective, contiguity):
             assert solve(inst, algo).objective >= bf.objective * (1 - 1e-12)
         except InfeasibleSolution:  # the linearised DP may find no run split under memory limits
             pass
+    return bf.objective, exact
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("objective,contiguity", COMBOS)
 @pytest.mark.parametrize("seed", range(10, 60))
 def test_bruteforce_milp_ideals_agree_more(seed, objective, contiguity):
-    test_bruteforce_milp_ideals_agree(seed, objective, contiguity)
+    optimum, exact = _agreement(seed, objective, contiguity)
+    assert exact and all(s.status == "optimal" and close(s.objective, optimum) for s in exact)
 
 
 def test_evaluator_by_hand():
