@@ -184,8 +184,9 @@ def simulate(instance: PipelineInstance, assignment: Any, policy: str | None = N
         release(job, 0, 0.0)
     now = 0.0
     dispatch(now)
-    while events:
-        now, _s, r, job, op = heapq.heappop(events)
+    def finish(now):
+        """Complete the earliest event; a job whose last sub-task ends moves to its next operation."""
+        _t, _s, r, job, op = heapq.heappop(events)
         busy[r] = False
         pending[job] -= 1
         if pending[job] == 0:
@@ -196,19 +197,12 @@ def simulate(instance: PipelineInstance, assignment: Any, policy: str | None = N
                 fwd_done[0] += 1
             if op + 1 < len(ops):
                 release(job, op + 1, now)
+
+    while events:
+        now = events[0][0]
         # finish every event at the same instant before dispatching (ties)
         while events and events[0][0] == now:
-            now, _s, r, job, op = heapq.heappop(events)
-            busy[r] = False
-            pending[job] -= 1
-            if pending[job] == 0:
-                label, bw, pos, subs = ops[op]
-                if policy == "1f1b" and bw and label.startswith("BP"):
-                    in_flight[pos] -= 1
-                if op + 1 == n_fwd:
-                    fwd_done[0] += 1
-                if op + 1 < len(ops):
-                    release(job, op + 1, now)
+            finish(now)
         dispatch(now)
     if any(ready[r] for r in resources):
         raise RuntimeError("pipeline simulation deadlocked (a bug: every policy admits some task)")
