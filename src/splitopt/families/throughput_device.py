@@ -20,6 +20,9 @@ DEVICE_ALGORITHMS = {a.name: a for a in (
     Algorithm("device_milp", T + "device_milp:solve", "formulation",
               "device model: the peer's IP strengthened (classes, symmetry breaking, work bound; convex or chain "
               "contiguity) through HiGHS, warm-started from the best baseline", options=SOLVER_OPTIONS + (MIP_GAP,)),
+    Algorithm("device_peer_ip", T + "device_milp:peer_ip", "formulation",
+              "device model: the peer's IP as published (no symmetry breaking, bounds or incumbent; convex or none) "
+              "through HiGHS: the baseline for device_milp on the same solver", options=SOLVER_OPTIONS + (MIP_GAP,)),
     Algorithm("device_lp", T + "device_milp:relaxation", "relaxation",
               "device model: LP relaxation of device_milp (bound)", options=SOLVER_OPTIONS),
     Algorithm("device_linearised", T + "device_baselines:linearised_dp", "baseline",

@@ -208,3 +208,19 @@ def test_isolation_bound_exact_on_single_node():
     inst = DeviceInstance(("a",), (5.0,), (2.0,), (), n_accelerators=3, n_cpus=1, contiguity="chain")
     assert isolation_bound(Contracted(inst), inst)[0] == 2.0
     assert math.isclose(solve(inst, "device_ideals").objective, 2.0)
+
+
+@pytest.mark.parametrize("objective,contiguity", [c for c in COMBOS if c[1] != "chain"])
+@pytest.mark.parametrize("seed", range(4))
+def test_peer_ip_agrees_with_bruteforce(seed, objective, contiguity):
+    # the peer's IP (no symmetry breaking, no bounds, no incumbent) is exact too: same optimum
+    inst = case(seed, objective, contiguity)
+    bf = solve(inst, "device_bruteforce")
+    p = solve(inst, "device_peer_ip")
+    assert p.status == "optimal" and close(p.objective, bf.objective)
+    assert p.bound <= bf.objective * (1 + 1e-9)
+
+
+def test_peer_ip_declines_chain():
+    with pytest.raises(InstanceError, match="contiguity"):
+        solve(case(0, "max-load", "chain"), "device_peer_ip")
