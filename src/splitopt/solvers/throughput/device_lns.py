@@ -11,7 +11,9 @@ their loads are constants and the sub-MILP over ``R`` (the rows of
 Each round takes the most loaded device ``a`` and tries ``R = {a, b}`` for every other device ``b``
 (least loaded first), then ``R = {a, b, c}``; a sub-solution is accepted when the evaluator's
 objective, then the loads sorted decreasingly, get lexicographically smaller. Contiguity ``none``
-only (a sub-solution of a convex or chain placement would have to see the frozen devices' order).
+and ``convex`` (the convex rows of the MILP for the devices of ``R``, written over every forward
+class: a path that leaves a device of ``R`` through frozen devices and comes back is seen);
+``chain`` is declined (the ideal branch and bound is exact there).
 On ResNet-50 non-contiguous it lowers the descent's 33.36 ms placement (see
 :func:`~splitopt.solvers.throughput.device_baselines.improve`); every accepted placement is
 scored by the evaluator.
@@ -110,6 +112,20 @@ def _sub_milp(instance: DeviceInstance, p: list[int], R: tuple[int, ...], time_l
         if part is not None and frozen:
             # fwd+bwd: the frozen devices' maxima are part of the objective
             m.rows.add(m.T[pi] >= float(max((b if part else f)[d] for d in frozen)))
+    if instance.contiguity == "convex":
+        # the convex rows of build_milp for the devices of R over every forward class (frozen classes
+        # are on no device of R: x = 0); a path through frozen devices counts, as it must
+        fedges = sorted({(cls_of[u], cls_of[v]) for u, v in instance.forward_edges if cls_of[u] != cls_of[v]})
+        fcls = sorted({g for e in fedges for g in e})
+        m.z = pyo.Var(fcls, R, bounds=(0, 1))
+        for d in R:
+            for g in fcls:
+                if g in inU:
+                    m.rows.add(m.z[g, d] >= m.x[g, d])
+            for gu, gv in fedges:
+                m.rows.add(m.z[gv, d] <= m.z[gu, d])
+                if gu in inU or gv in inU:  # both frozen: the row reads z <= 1
+                    m.rows.add(m.z[gv, d] <= mem_of(gv, d) - mem_of(gu, d) + 1)
     cap = instance.acc_memory_bytes
     if cap is not None:
         for d in acc_d:
@@ -138,8 +154,9 @@ def lns(instance: DeviceInstance, assignment, time_limit: float | None = 10.0, s
     """Improve a feasible placement by exact re-placement on pairs and triples of devices (module
     docstring). Returns a placement never worse than ``assignment`` (evaluator objective);
     ``info['rounds']`` counts accepted sub-solutions."""
-    if instance.contiguity != "none":
-        raise InstanceError("contiguity", f"is {instance.contiguity!r}: the device LNS handles 'none' only")
+    if instance.contiguity == "chain":
+        raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (device_ideals) is exact there; "
+                                          "the device LNS handles 'none' and 'convex'")
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     p = device_indices(instance, assignment)
     cur = _key(instance, p)

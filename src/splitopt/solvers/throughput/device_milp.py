@@ -21,7 +21,7 @@ def _incumbent(instance: DeviceInstance, time_limit: float | None = None, lower_
     bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
     tenth of the time limit, at most 5 s), then, for ``convex``/``none``, improved by
     :func:`~splitopt.solvers.throughput.device_baselines.improve` (another tenth, at most 5 s),
-    then, for ``none``, by the exact pair/triple re-placement of
+    then, for ``convex``/``none``, by the exact pair/triple re-placement of
     :func:`~splitopt.solvers.throughput.device_lns.lns` (0.4 of the time limit, 10 s without one;
     skipped when the incumbent already meets ``lower_bound``): ``(assignment, value)`` or
     ``(None, inf)``."""
@@ -51,7 +51,7 @@ def _incumbent(instance: DeviceInstance, time_limit: float | None = None, lower_
             v = evaluate(instance, a)[0]
             if v < best_v:
                 best, best_v = a, v
-    if instance.contiguity == "none" and best is not None and best_v > lower_bound * (1 + 1e-12):
+    if instance.contiguity != "chain" and best is not None and best_v > lower_bound * (1 + 1e-12):
         # ResNet-50: 33.36 ms after the descent, 33.27 ms after 60 s of LNS; HiGHS capped at 33.36
         # found nothing better in 900 s
         from splitopt.solvers.throughput.device_lns import lns
