@@ -225,6 +225,17 @@ class HighsMatrix:
             hi = np.where(np.isfinite(upper), upper, inf).astype(float)
             self.highs.changeColsBounds(int(cols.size), cols, lo, hi)
 
+    def set_costs(self, c) -> None:
+        """Replace the objective vector (rescaled like the constructor's; the offset keeps its value)."""
+        c = np.asarray(c, dtype=float)
+        offset = self.lp.offset_ / self.scale
+        self.scale = objective_scale(c)
+        self.lp.col_cost_ = c * self.scale
+        self.lp.offset_ = offset * self.scale
+        n = self.num_col
+        self.highs.changeColsCost(n, np.arange(n, dtype=np.int32), c * self.scale)
+        self.highs.changeObjectiveOffset(offset * self.scale)
+
     def set_option(self, key: str, value: Any) -> None:
         self.highs.setOptionValue(key, value)
 
