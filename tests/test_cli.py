@@ -460,3 +460,33 @@ def test_report_exports_and_self_contained_html(tmp_path, capsys):
     assert "x</td>" in html and "%</td>" in html  # speed-ups and gaps formatted as in the terminal
     for f in ("r.csv", "r.html"):
         assert stat.S_IMODE((tmp_path / f).stat().st_mode) == 0o644
+
+
+def test_solve_overrides_replace_only_the_fields_given(tmp_path, capsys):
+    """`splitopt solve --max-splits` (throughput) and `--placement/--bottleneck` (pipeline) go through
+    families.field_overrides: with the cap 0 the optimum is the best single node, computed here by the
+    evaluator over every node; an option not given leaves the instance as it is."""
+    import argparse
+
+    from splitopt.families import get_family
+    from splitopt.instances import io
+    from splitopt.instances.pipeline import generate as pipeline_instance
+    from splitopt.instances.throughput import generate as throughput_instance
+    from splitopt.models.throughput import evaluate
+
+    inst = throughput_instance(3, n_layers=5, n_nodes=3, max_splits=None)
+    f = tmp_path / "t.json"
+    io.save(inst, f)
+    assert main(["solve", str(f), "-a", "bruteforce", "--max-splits", "0", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["objective"]
+    single = min(evaluate(inst, [node] * inst.n_layers)[0] for node in inst.nodes)
+    assert abs(got - single) <= 1e-12 * single
+    fam = get_family("throughput")
+    assert fam.override(inst, argparse.Namespace(max_splits=None)) is inst
+    assert fam.override(inst, argparse.Namespace(max_splits=2)).max_splits == 2
+    pipe = pipeline_instance(1, b="draw")
+    fam = get_family("pipeline")
+    assert fam.override(pipe, argparse.Namespace()) is pipe
+    other = "revisit" if pipe.placement != "revisit" else "distinct"
+    got = fam.override(pipe, argparse.Namespace(placement=other, bottleneck=None))
+    assert (got.placement, got.bottleneck) == (other, pipe.bottleneck)

@@ -157,6 +157,21 @@ def arg(*flags: str, **kwargs) -> Arg:
     return Arg(tuple(flags), kwargs)
 
 
+def field_overrides(solve_arguments: tuple[Arg, ...]) -> Callable[[Any, Any], Any]:
+    """A family's ``override`` for ``solve_arguments`` that each name an instance field (argparse's
+    destination: ``--max-splits`` -> ``max_splits``): a field given on the command line replaces the
+    instance's, through ``instance.with_``."""
+    names = tuple(a.kwargs.get("dest") or next(f for f in a.flags if f.startswith("--"))[2:].replace("-", "_")
+                  for a in solve_arguments)
+
+    def override(instance, args):
+        ch = {k: getattr(args, k, None) for k in names}
+        ch = {k: v for k, v in ch.items() if v is not None}
+        return instance.with_(**ch) if ch else instance
+
+    return override
+
+
 @dataclass(frozen=True)
 class SetRecipes:
     """Parameters of ``Family.generate`` for the built-in instance sets.
@@ -341,6 +356,6 @@ def solve(instance: Any, algorithm: str | None = None, **options) -> Solution:
                     info=dict(res.info))
 
 
-__all__ = ["Family", "Algorithm", "AlgoResult", "Option", "Arg", "arg", "SetRecipes", "KINDS", "TIME_LIMIT",
+__all__ = ["Family", "Algorithm", "AlgoResult", "Option", "Arg", "arg", "field_overrides", "SetRecipes", "KINDS", "TIME_LIMIT",
            "SOLVER", "MIP_GAP", "NODE_LIMIT", "SOLVER_OPTIONS", "NUMERICAL", "honest_status", "cost_scale", "register", "get_family", "family_names",
            "family_of", "evaluate", "solve", "BUILTIN"]

@@ -23,6 +23,7 @@ from splitopt.families import (
     Option,
     SetRecipes,
     arg,
+    field_overrides,
 )
 from splitopt.instances.pipeline import (
     BOTTLENECKS,
@@ -129,10 +130,7 @@ SOLVE_ARGUMENTS = (
 )
 
 
-def override(instance: PipelineInstance, args) -> PipelineInstance:
-    ch = {k: getattr(args, k, None) for k in ("placement", "bottleneck")}
-    ch = {k: v for k, v in ch.items() if v is not None}
-    return instance.with_(**ch) if ch else instance
+override = field_overrides(SOLVE_ARGUMENTS)  # --placement / --bottleneck replace the instance's
 
 
 _ORDER = Option("order", str, "descending",

@@ -17,6 +17,7 @@ from splitopt.families import (
     Option,
     SetRecipes,
     arg,
+    field_overrides,
 )
 from splitopt.families import throughput_device as _device
 from splitopt.instances.throughput import LINK_MODELS, TRANSFERS, ThroughputInstance, generate, table2_platform
@@ -95,9 +96,7 @@ def make(source, args) -> ThroughputInstance:
 SOLVE_ARGUMENTS = (arg("--max-splits", type=int, default=None, help="throughput: override the split cap S"),)
 
 
-def override(instance: ThroughputInstance, args) -> ThroughputInstance:
-    s = getattr(args, "max_splits", None)
-    return instance if s is None else instance.with_(max_splits=s)
+override = field_overrides(SOLVE_ARGUMENTS)  # --max-splits replaces the instance's cap
 
 
 _BNB = (TIME_LIMIT, NODE_LIMIT, Option("symmetry", lambda v: str(v).lower() not in ("0", "false", "no"), True,

@@ -48,6 +48,7 @@ import numpy as np
 
 from splitopt.errors import InstanceError, check_number
 from splitopt.instances import limits
+from splitopt.instances._dict_checks import check_instance_object, check_lists, check_record, meta_of
 
 OBJECTIVES = ("perf", "bottleneck", "thesis_cost")
 K1_CONVENTIONS = ("thesis", "uniform")
@@ -232,26 +233,14 @@ class GroupingInstance:
     @classmethod
     def from_dict(cls, d: Mapping) -> "GroupingInstance":
         """Inverse of :meth:`to_dict`; errors name the JSON path (``parts[2].t_seconds: ...``)."""
-        if not isinstance(d, Mapping):
-            raise InstanceError("", f"a grouping instance must be an object, got {type(d).__name__}")
-        known = {"name", "k", "objective", "requests", "bandwidth_bytes_per_s", "weights", "transfers",
-                 "charge_final_transfer", "k1_convention", "at_most_k", "parts", "meta"}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise InstanceError(unknown[0], "unknown field")
-        parts = d.get("parts")
-        if not isinstance(parts, list):
-            raise InstanceError("parts", f"must be a list, got {parts!r}"[:200])
+        check_instance_object(d, "grouping", ("name", "k", "objective", "requests", "bandwidth_bytes_per_s",
+                                              "weights", "transfers", "charge_final_transfer", "k1_convention",
+                                              "at_most_k", "parts", "meta"))
+        check_lists(d, ("parts",))
         names, t, s, c = [], [], [], []
-        for j, p in enumerate(parts):
-            if not isinstance(p, Mapping):
-                raise InstanceError(f"parts[{j}]", f"must be an object, got {p!r}"[:200])
-            bad = sorted(set(p) - {"name", "t_seconds", "out_bytes", "convs"})
-            if bad:
-                raise InstanceError(f"parts[{j}].{bad[0]}", "unknown field")
-            for key in ("name", "t_seconds", "out_bytes"):
-                if key not in p:
-                    raise InstanceError(f"parts[{j}].{key}", "missing")
+        for j, p in enumerate(d["parts"]):
+            check_record(f"parts[{j}]", p, ("name", "t_seconds", "out_bytes", "convs"),
+                         required=("name", "t_seconds", "out_bytes"))
             names.append(p["name"])
             t.append(check_number(f"parts[{j}].t_seconds", p["t_seconds"]))
             s.append(check_number(f"parts[{j}].out_bytes", p["out_bytes"]))
@@ -267,11 +256,8 @@ class GroupingInstance:
         kw = {key: d[key] for key in ("objective", "requests", "bandwidth_bytes_per_s", "transfers",
                                       "charge_final_transfer", "k1_convention", "at_most_k") if key in d}
         kw.update({key: w[key] for key in ("alpha", "beta", "gamma", "delta") if key in w})
-        meta = d.get("meta") or {}
-        if not isinstance(meta, Mapping):
-            raise InstanceError("meta", f"must be an object, got {meta!r}")
         return cls(names=tuple(names), t=tuple(t), s=tuple(s), c=tuple(c), k=d["k"],
-                   name=str(d.get("name", "grouping")), meta=dict(meta), **kw)
+                   name=str(d.get("name", "grouping")), meta=dict(meta_of(d)), **kw)
 
     def to_json(self, indent: int | None = 1) -> str:
         from splitopt.instances.io import dumps

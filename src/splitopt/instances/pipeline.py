@@ -82,6 +82,7 @@ import numpy as np
 
 from splitopt.errors import InstanceError, check_number
 from splitopt.instances import limits
+from splitopt.instances._dict_checks import check_instance_object, check_lists, check_record, meta_of
 
 PLACEMENTS = ("distinct", "revisit", "aggregate")
 BOTTLENECKS = ("stages", "resource")
@@ -366,22 +367,12 @@ class PipelineInstance:
     @classmethod
     def from_dict(cls, d: Mapping) -> "PipelineInstance":
         """Inverse of :meth:`to_dict`; errors name the JSON path (``layers[3].act_bytes: ...``)."""
-        if not isinstance(d, Mapping):
-            raise InstanceError("", f"a pipeline instance must be an object, got {type(d).__name__}")
-        known = {"name", "layers", "clients", "servers", "rates_bytes_per_s", "radio", "meta", *_SCALAR_FIELDS}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise InstanceError(unknown[0], "unknown field")
-        for key in ("layers", "clients", "servers", "rates_bytes_per_s"):
-            if not isinstance(d.get(key), list):
-                raise InstanceError(key, f"must be a list, got {d.get(key)!r}"[:200])
+        check_instance_object(d, "pipeline", ("name", "layers", "clients", "servers", "rates_bytes_per_s", "radio",
+                                              "meta", *_SCALAR_FIELDS))
+        check_lists(d, ("layers", "clients", "servers", "rates_bytes_per_s"))
         cols: dict[str, list] = {f: [] for f in ("name", *LAYER_FIELDS)}
         for i, lay in enumerate(d["layers"]):
-            if not isinstance(lay, Mapping):
-                raise InstanceError(f"layers[{i}]", f"must be an object, got {lay!r}"[:200])
-            bad = sorted(set(lay) - set(cols))
-            if bad:
-                raise InstanceError(f"layers[{i}].{bad[0]}", "unknown field")
+            check_record(f"layers[{i}]", lay, cols)  # missing fields below, in order with the values
             for f in cols:
                 if f not in lay:
                     if f in ("opt_bytes",):
@@ -412,9 +403,7 @@ class PipelineInstance:
             if not isinstance(kw["micro_batches"], list):
                 raise InstanceError("micro_batches", f"must be a list of integers or null, got {kw['micro_batches']!r}")
             kw["micro_batches"] = tuple(kw["micro_batches"])
-        meta = d.get("meta") or {}
-        if not isinstance(meta, Mapping):
-            raise InstanceError("meta", f"must be an object, got {meta!r}")
+        meta = meta_of(d)
         return cls(layers=tuple(cols["name"]), **{f: tuple(cols[f]) for f in LAYER_FIELDS},
                    clients=nodes["clients"][0], client_flops=nodes["clients"][1],
                    client_memory_bytes=nodes["clients"][2], servers=nodes["servers"][0],

@@ -9,6 +9,7 @@ Check B instance is our own (the digest does not print its data). Table values o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -22,40 +23,63 @@ P002 = "002 Zhang et al., QDMP (IMWUT 2020)"
 
 
 # ---------------------------------------------------------------------- instances
-def _training(layers, edges, N=10) -> SplitInstance:
-    """layers ``(name, xi_D, xi_S, a)``; R_D = R_S = 1, k = 0: a cut tensor costs 2 N a."""
-    g = DNNGraph([Layer(n, out_bytes=a) for n, _d, _s, a in layers], edges)
-    return SplitInstance(g, [x[1] for x in layers], [x[2] for x in layers], 1.0, 1.0, "training", N)
+@dataclass(frozen=True)
+class _Case:
+    """A hand-made instance: layers ``(name, xi_D, xi_S, a)`` (device time, server time, output
+    bytes), edges by name, R_D = R_S = 1; ``mode``, ``N`` and ``extra`` go to :class:`SplitInstance`.
+    In training with k = 0 a cut tensor costs 2 N a."""
+
+    layers: tuple
+    edges: tuple
+    mode: str = "training"
+    N: int = 10
+    extra: tuple = ()  # (keyword, value) pairs
+
+
+def _build(case: _Case) -> SplitInstance:
+    g = DNNGraph([Layer(n, out_bytes=a) for n, _d, _s, a in case.layers], list(case.edges))
+    return SplitInstance(g, [x[1] for x in case.layers], [x[2] for x in case.layers], 1.0, 1.0, case.mode, case.N,
+                         **dict(case.extra))
+
+
+_CASES = {
+    # digest 000 §3.6 item 2 (Check A)
+    "check_a": _Case((("v0", 1, 0.9, 100), ("p", 1, 0.9, 1), ("q", 1, 0.9, 100), ("u", 1, 0.9, 1),
+                      ("a", 100, 1, 100), ("out", 100, 1, 1)),
+                     (("v0", "p"), ("v0", "q"), ("p", "a"), ("p", "u"), ("q", "u"), ("u", "out"), ("a", "out"))),
+    # our data (digest 000 Check B, E4)
+    "check_b": _Case((("v0", 1, 0.5, 50), ("p", 1, 0.5, 0.05), ("x", 100, 0.5, 0.05), ("w", 1, 0.5, 0)),
+                     (("v0", "p"), ("p", "x"), ("x", "w"), ("v0", "w"))),
+    # digest 000 §3.2
+    "fanout": _Case((("v0", 1, 1, 2.5), ("p", 0, 0, 1), ("c1", 100, 1, 100), ("c2", 100, 1, 100),
+                     ("c3", 100, 1, 100), ("out", 100, 2, 1)),
+                    (("v0", "p"), ("p", "c1"), ("p", "c2"), ("p", "c3"), ("c1", "out"), ("c2", "out"),
+                     ("c3", "out"))),
+    # digest 002 §2.6: (name, t_e, t_c, d/B)
+    "fig_2_6": _Case((("v1", 1, 0.5, 1000), ("p", 1, 0.5, 1), ("x", 100, 0.5, 1), ("w", 1, 0.5, 1)),
+                     (("v1", "p"), ("p", "x"), ("x", "w"), ("v1", "w")), "inference", 1,
+                     (("input_bytes", 2000), ("input_policy", "upload"))),
+}
 
 
 def check_a() -> SplitInstance:
     """Digest 000 §3.6 item 2 (Check A): Assumption 1 holds, N = 10, R = 1, k = 0, v0 pinned."""
-    L = [("v0", 1, 0.9, 100), ("p", 1, 0.9, 1), ("q", 1, 0.9, 100), ("u", 1, 0.9, 1), ("a", 100, 1, 100),
-         ("out", 100, 1, 1)]
-    E = [("v0", "p"), ("v0", "q"), ("p", "a"), ("p", "u"), ("q", "u"), ("u", "out"), ("a", "out")]
-    return _training(L, E)
+    return _build(_CASES["check_a"])
 
 
 def check_b() -> SplitInstance:
     """A server -> device flow made free by the missing closure arcs (our data; digest 000 Check B, E4)."""
-    L = [("v0", 1, 0.5, 50), ("p", 1, 0.5, 0.05), ("x", 100, 0.5, 0.05), ("w", 1, 0.5, 0)]
-    return _training(L, [("v0", "p"), ("p", "x"), ("x", "w"), ("v0", "w")])
+    return _build(_CASES["check_b"])
 
 
 def fanout() -> SplitInstance:
     """Digest 000 §3.2: v0 -> p -> {c1, c2, c3} -> out; a plain min cut pays p's tensor three times."""
-    L = [("v0", 1, 1, 2.5), ("p", 0, 0, 1), ("c1", 100, 1, 100), ("c2", 100, 1, 100), ("c3", 100, 1, 100),
-         ("out", 100, 2, 1)]
-    E = [("v0", "p"), ("p", "c1"), ("p", "c2"), ("p", "c3"), ("c1", "out"), ("c2", "out"), ("c3", "out")]
-    return _training(L, E)
+    return _build(_CASES["fanout"])
 
 
 def fig_2_6() -> SplitInstance:
     """Digest 002 §2.6: v1 -> p -> x -> w, v1 -> w; t_e = (1,1,100,1), t_c = 0.5, d/B = (1000,1,1,1), tau = 2000."""
-    L = [("v1", 1, 0.5, 1000), ("p", 1, 0.5, 1), ("x", 100, 0.5, 1), ("w", 1, 0.5, 1)]
-    g = DNNGraph([Layer(n, out_bytes=d) for n, _e, _c, d in L], [("v1", "p"), ("p", "x"), ("x", "w"), ("v1", "w")])
-    return SplitInstance(g, [x[1] for x in L], [x[2] for x in L], 1.0, 1.0, "inference", 1, input_bytes=2000,
-                         input_policy="upload")
+    return _build(_CASES["fig_2_6"])
 
 
 def audit_dag(seed: int) -> SplitInstance:
@@ -149,19 +173,28 @@ def _case2_parents(inst, on_dev) -> list[str]:
     return [p for p in on_dev if p in kids and len({c in on_dev for c in kids[p]}) == 2]
 
 
-def _check_b() -> Finding:
+def _feasible_and_optimum(inst, device) -> tuple[bool, float]:
+    """Whether the family evaluator accepts ``device`` (a closure check's answer) and the feasible
+    optimum (corrected min cut, scored by the evaluator)."""
     from splitopt.errors import InfeasibleSolution
-    from splitopt.models.split import evaluate, relaxed_cost
+    from splitopt.models.split import evaluate
+    from splitopt.solvers.split import mincut
+
+    try:
+        evaluate(inst, device)
+        feasible = True
+    except InfeasibleSolution:
+        feasible = False
+    return feasible, evaluate(inst, mincut.solve(inst))[0]
+
+
+def _check_b() -> Finding:
+    from splitopt.models.split import relaxed_cost
     from splitopt.solvers.split import mincut
 
     inst = check_b()
     r = mincut.solve_detailed(inst, closure=False)
-    try:
-        evaluate(inst, r.device)
-        feasible = True
-    except InfeasibleSolution:
-        feasible = False
-    opt = evaluate(inst, mincut.solve(inst))[0]
+    feasible, opt = _feasible_and_optimum(inst, r.device)
     return Finding(f"G' without reverse arcs returns {{{', '.join(r.device)}}} = {relaxed_cost(inst, r.device):g}, "
                    f"{'feasible' if feasible else 'INFEASIBLE (server -> device flow)'}; feasible optimum {opt:g}",
                    REFUTED if not feasible else REPRODUCED, "our own Check-B instance",
@@ -251,18 +284,11 @@ def _bridge() -> Finding:
 
 
 def _qdmp_closure() -> Finding:
-    from splitopt.errors import InfeasibleSolution
-    from splitopt.models.split import evaluate
-    from splitopt.solvers.split import mincut, qdmp
+    from splitopt.solvers.split import qdmp
 
     inst = fig_2_6()
     r = qdmp.solve_detailed(inst, "paper")
-    try:
-        evaluate(inst, r.device)
-        feasible = True
-    except InfeasibleSolution:
-        feasible = False
-    opt = evaluate(inst, mincut.solve(inst))[0]
+    feasible, opt = _feasible_and_optimum(inst, r.device)
     return Finding(f"paper graph's min cut {{{', '.join(r.device)}}} = {r.value:g}, "
                    f"{'feasible' if feasible else 'INFEASIBLE'}; best feasible partition {opt:g}",
                    REFUTED if not feasible else REPRODUCED, "digest 002 §2.6 instance",
@@ -275,49 +301,64 @@ def _under_300ms() -> Finding:
                    REFUTED if max(pi3) >= 0.3 else REPRODUCED, "paper's own Table 4", {"rpi3b_max": max(pi3)})
 
 
+# the claims, per paper: (id, section, claim as printed, the paper's value, how splitopt computes its
+# value: a function returning a Finding, or a string saying why it cannot be computed)
+_ROWS = {
+    P000: (
+        ("000-thm1-literal", "Sec. IV-A Eqs. 9-10, Alg. 1; Thm. 1",
+         "the min s-t cut of G' built with the execution weights of Eqs. 9-10 is the optimal split",
+         "optimal in every case (Thm. 1); digest Check D: 5/400", _check_d_row("literal", True)),
+        ("000-thm1-prose", "Sec. IV-A prose, Eq. 10 (E2)",
+         "the parameter download k/R_S belongs to the server execution weight (Eq. 10)",
+         "optimal (Thm. 1); digest: 390/400", _check_d_row("prose", True)),
+        ("000-gadget", "Sec. V-A, Alg. 2, Thm. 1",
+         "with the auxiliary vertex the min cut of G' corresponds exactly to the optimal cut",
+         "exact; digest Check D (weights fixed, reverse arcs): 400/400", _check_d_row("corrected", True)),
+        ("000-plain-cut", "Sec. V (motivation), §3.2",
+         "a plain min cut counts a fan-out output once per crossed edge (not optimal)",
+         "over-counts; digest: 348/400 optimal, example 110 vs 80", _fanout),
+        ("000-thm1-case2", "Thm. 1 proof, Eqs. 17-18",
+         "a cut crossing only some out-edges of a parent (Case 2) is never optimal under Assumption 1",
+         "never optimal; digest Check A: unique optimum 100 is Case 2", _case2),
+        ("000-closure", "Thm. 1, Alg. 2 (E4)",
+         "the min cut of G' is the optimal split (no reverse arcs: feasibility not enforced)",
+         "optimal; digest Check B: infeasible 100 vs feasible 1070", _check_b),
+        ("000-fig13-26pct", "Sec. VII-B, Fig. 13(a) vs Table I",
+         "training delay reduced by 26.22% vs device-only (CIFAR-10 IID, GoogLeNet)", "26.22%", _table1),
+        ("000-13x", "Introduction",
+         "running time reduced by up to 13.0x compared to the baselines", "13.0x",
+         "no body figure gives 13.0x (Fig. 11 text: 12.1x-9,998.4x vs brute force); "
+         "running times are figure-only and the hardware is not comparable"),
+        ("000-densenet-5.8e33", "Sec. VII-A2, Fig. 10",
+         "DAG-based splitting reduces DenseNet121's complexity by 5.8x10^33 vs brute force", "5.8e33",
+         "the counting convention and vertex counts are not given (digest E8)"),
+    ),
+    P002: (
+        ("002-bridge", "Sec. 4.3.1, Alg. 1",
+         "Alg. 1 (test low_v > pre[u]) finds the cut vertices of the DNN graph",
+         "finds them; digest: '>' missed them in 171/225 random models", _bridge),
+        ("002-closure", "Sec. 3.2.2, Thm. 1",
+         "the min-cut of the latency graph guarantees the optimal model partition",
+         "optimal; digest §2.6: infeasible 4.5 vs feasible 103", _qdmp_closure),
+        ("002-66x", "Abstract, Conclusion",
+         "QDMP reduces decision time by up to 66.3x vs DADS", "66.3x", _speedup_66),
+        ("002-1.69x", "Abstract (contributions: 1.61x)",
+         "inference latency up to 1.69x lower than the state of the art", "1.69x", _latency_169),
+        ("002-300ms", "Abstract",
+         "response time less than 300 ms even for large DNN models with hundreds of layers", "< 300 ms",
+         _under_300ms),
+    ),
+}
+
+
+def _claim(paper: str, cid: str, section: str, claim: str, paper_value: str, how) -> Claim:
+    if isinstance(how, str):
+        return Claim(cid, paper, section, claim, paper_value, reason_not_computable=how)
+    return Claim(cid, paper, section, claim, paper_value, how)
+
+
 def claims() -> list[Claim]:
-    return [
-        Claim("000-thm1-literal", P000, "Sec. IV-A Eqs. 9-10, Alg. 1; Thm. 1",
-              "the min s-t cut of G' built with the execution weights of Eqs. 9-10 is the optimal split",
-              "optimal in every case (Thm. 1); digest Check D: 5/400", _check_d_row("literal", True)),
-        Claim("000-thm1-prose", P000, "Sec. IV-A prose, Eq. 10 (E2)",
-              "the parameter download k/R_S belongs to the server execution weight (Eq. 10)",
-              "optimal (Thm. 1); digest: 390/400", _check_d_row("prose", True)),
-        Claim("000-gadget", P000, "Sec. V-A, Alg. 2, Thm. 1",
-              "with the auxiliary vertex the min cut of G' corresponds exactly to the optimal cut",
-              "exact; digest Check D (weights fixed, reverse arcs): 400/400", _check_d_row("corrected", True)),
-        Claim("000-plain-cut", P000, "Sec. V (motivation), §3.2",
-              "a plain min cut counts a fan-out output once per crossed edge (not optimal)",
-              "over-counts; digest: 348/400 optimal, example 110 vs 80", _fanout),
-        Claim("000-thm1-case2", P000, "Thm. 1 proof, Eqs. 17-18",
-              "a cut crossing only some out-edges of a parent (Case 2) is never optimal under Assumption 1",
-              "never optimal; digest Check A: unique optimum 100 is Case 2", _case2),
-        Claim("000-closure", P000, "Thm. 1, Alg. 2 (E4)",
-              "the min cut of G' is the optimal split (no reverse arcs: feasibility not enforced)",
-              "optimal; digest Check B: infeasible 100 vs feasible 1070", _check_b),
-        Claim("000-fig13-26pct", P000, "Sec. VII-B, Fig. 13(a) vs Table I",
-              "training delay reduced by 26.22% vs device-only (CIFAR-10 IID, GoogLeNet)", "26.22%", _table1),
-        Claim("000-13x", P000, "Introduction",
-              "running time reduced by up to 13.0x compared to the baselines", "13.0x",
-              reason_not_computable="no body figure gives 13.0x (Fig. 11 text: 12.1x-9,998.4x vs brute force); "
-                                    "running times are figure-only and the hardware is not comparable"),
-        Claim("000-densenet-5.8e33", P000, "Sec. VII-A2, Fig. 10",
-              "DAG-based splitting reduces DenseNet121's complexity by 5.8x10^33 vs brute force", "5.8e33",
-              reason_not_computable="the counting convention and vertex counts are not given (digest E8)"),
-        Claim("002-bridge", P002, "Sec. 4.3.1, Alg. 1",
-              "Alg. 1 (test low_v > pre[u]) finds the cut vertices of the DNN graph",
-              "finds them; digest: '>' missed them in 171/225 random models", _bridge),
-        Claim("002-closure", P002, "Sec. 3.2.2, Thm. 1",
-              "the min-cut of the latency graph guarantees the optimal model partition",
-              "optimal; digest §2.6: infeasible 4.5 vs feasible 103", _qdmp_closure),
-        Claim("002-66x", P002, "Abstract, Conclusion",
-              "QDMP reduces decision time by up to 66.3x vs DADS", "66.3x", _speedup_66),
-        Claim("002-1.69x", P002, "Abstract (contributions: 1.61x)",
-              "inference latency up to 1.69x lower than the state of the art", "1.69x", _latency_169),
-        Claim("002-300ms", P002, "Abstract",
-              "response time less than 300 ms even for large DNN models with hundreds of layers", "< 300 ms",
-              _under_300ms),
-    ]
+    return [_claim(paper, *row) for paper, rows in _ROWS.items() for row in rows]
 
 
 __all__ = ["claims", "check_a", "check_b", "fanout", "fig_2_6", "audit_dag", "check_d", "CHECK_D", "TABLE2",

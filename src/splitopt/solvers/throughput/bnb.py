@@ -208,6 +208,21 @@ class _BnB:
             if s:
                 self._sub(a, bb, s)
 
+    def _enter(self, i: int, last: int, b: int) -> tuple[float, list, bool, bool]:
+        """One branching step of the layer searches (:meth:`_dfs`, :meth:`_quota_incumbents`): put
+        layer ``i`` on node ``b`` after node ``last`` (``-1`` at the first layer), mark ``b`` used
+        and, when ``b`` leaves ``last``, mark ``last`` closed. Returns ``(touched, undo, first_use,
+        closed_last)``: the largest link-resource time touched and the undo list (as :meth:`_place`),
+        and whether ``b`` was marked used / ``last`` closed here; the caller undoes the last two and
+        then calls :meth:`_unplace` (inline: this is the hot path, a second call cost time)."""
+        touched, undo = self._place(i, b)
+        first_use = not self.used[b]
+        self.used[b] = True
+        closed_last = last >= 0 and b != last and not self.closed[last]
+        if closed_last:
+            self.closed[last] = True
+        return touched, undo, first_use, closed_last
+
     # ------------------------------------------------------------------ bounds and leaves
     def _waterfill(self, depth: int, last: int) -> float:
         R = self.suffix_flop[depth]
@@ -463,12 +478,7 @@ class _BnB:
                 scored.append((b != last, touched, b))
             scored.sort()
             for _x, _t, b in scored:
-                touched, undo = self._place(depth, b)
-                first_use = not self.used[b]
-                self.used[b] = True
-                closed_last = last >= 0 and b != last and not self.closed[last]
-                if closed_last:
-                    self.closed[last] = True
+                touched, undo, first_use, closed_last = self._enter(depth, last, b)
                 cm = max(cmax, self.W[b] / self.eta[b])
                 lm = max(lmax, touched)
                 if kind == "big":
@@ -651,12 +661,7 @@ class _BnB:
             return
         kids = []
         for b in self._children(depth, last, splits):
-            touched, undo = self._place(depth, b)
-            first_use = not self.used[b]
-            self.used[b] = True
-            closed_last = last >= 0 and b != last and not self.closed[last]
-            if closed_last:
-                self.closed[last] = True
+            touched, undo, first_use, closed_last = self._enter(depth, last, b)
             cm = max(cmax, self.W[b] / self.eta[b])
             lm = max(lmax, touched)
             lb = max(cm, lm, self.suffix_layer[depth + 1], self._waterfill(depth + 1, b))
@@ -680,12 +685,7 @@ class _BnB:
                 self.pending[-1] = [k[0] for k in kids[j:]]
                 if lb >= self.best * (1 - _REL):
                     break
-                touched, undo = self._place(depth, b)
-                first_use = not self.used[b]
-                self.used[b] = True
-                closed_last = last >= 0 and b != last and not self.closed[last]
-                if closed_last:
-                    self.closed[last] = True
+                _touched, undo, first_use, closed_last = self._enter(depth, last, b)
                 try:
                     self._dfs(depth + 1, b, splits + (last >= 0 and b != last), cm, lm)
                 finally:
