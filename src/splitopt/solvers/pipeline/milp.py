@@ -4,8 +4,15 @@ joint MILP with choice binaries (§8.5 (ii)), and the LP relaxations of A (RLT l
 Appendix B bound made correct, and plain McCormick) as lower bounds.
 
 The loop is exact: the answer is the best per-``b`` optimum, its bound the smallest per-``b``
-bound (``b`` values whose model is infeasible contribute no bound). A time limit applies to the whole
-loop; when it runs out the statuses say so.
+bound (``b`` values whose model is infeasible contribute no bound). A time limit
+(:class:`~splitopt.solvers.deadline.Deadline`) applies to the whole loop, checked once per ``b``;
+each solve gets the time left. When it runs out after a first answer, the best answer so far is
+returned with status ``"time_limit"`` and no bound (the ``b`` values not solved have none; the
+per-``b`` statuses are in ``info["b_statuses"]``); before a first answer, a time-out
+(:class:`~splitopt.errors.SolverFailed` with status ``"time_limit"``). The loop runs over every
+allowed ``b`` (10,000 for ``B = 10,000``), not over the non-dominated ones of
+:func:`.shortest_path.candidate_bs`, so that the reference shares no reduction with the search it
+checks.
 """
 
 from __future__ import annotations

@@ -53,6 +53,17 @@ per-sample arc coefficients are built once (:class:`~.graph.Tables`), every cand
 lower bound ``min-sum + xi * min-bottleneck`` (two DPs), candidates are searched in increasing
 bound order with one global incumbent, and the loop stops at the first bound not below it.
 ``tests/solvers/pipeline`` checks the reduction against enumerating every ``b``.
+
+**Time limit** (:class:`~splitopt.solvers.deadline.Deadline`, checked once per ``b`` while
+scoring and while searching, per decremental round and per branch-and-bound node). Stopped with
+an incumbent, the answer has status ``"time_limit"`` and the bound ``min(incumbent, smallest
+bound of the work left undone)``: the bound of the first candidate not searched (candidates are
+searched in increasing bound order, so it covers every later one and, by the dominance above,
+every ``b`` that is no candidate), the relaxed value of an unfinished decremental round, or the
+candidate bound of an unfinished branch and bound. If the deadline passes while the candidates
+are still being scored, the ``b`` left unscored have no bound, and neither has the answer
+(``info["b_unscored"]``). Before the first incumbent the search goes on (one ``b`` is a few
+DPs); the aggregate branch and bound, whose single ``b`` can take long, stops with a time-out.
 """
 
 from __future__ import annotations
@@ -167,7 +178,9 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
     ``b_searched``, ``dps`` (topological DPs run), ``critical`` (largest critical set under
     ``distinct``), ``nodes`` (branch-and-bound nodes under ``aggregate``). ``restrict(weights)``
     may set arcs to ``inf`` in place (the baselines fix cuts or a server order that way); the
-    answer is then the optimum over the remaining arcs."""
+    answer is then the optimum over the remaining arcs. ``time_limit``: see the module docstring
+    (status ``"time_limit"``; ``"feasible"`` when only ``max_critical`` or ``node_limit`` cut
+    the search)."""
     if order not in ORDERS:
         raise InstanceError("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
     dl = Deadline(time_limit)
