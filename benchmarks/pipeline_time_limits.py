@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 
 KILL = 60.0
 
@@ -57,18 +58,22 @@ print("RESULT " + json.dumps(out), flush=True)
 def run(algo: str, extra: dict, limit: str) -> dict:
     p = subprocess.Popen([sys.executable, "-c", CHILD, algo, json.dumps(extra), limit], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True)
-    try:
-        if not p.stdout.readline().startswith("READY"):
-            p.wait(timeout=KILL)
-            return {"ok": False, "error": "child failed before the instance was built"}
-        out = p.communicate(timeout=KILL)[0]
-    except subprocess.TimeoutExpired:
-        p.kill()
+    if not p.stdout.readline().startswith("READY"):
         p.wait()
-        return {"ok": False, "killed": True}
+        return {"ok": False, "error": "child failed before the instance was built"}
+    fired = []
+    timer = threading.Timer(KILL, lambda: (fired.append(True), p.kill()))
+    timer.start()
+    try:
+        out = p.stdout.read()  # through the same buffer as the READY line
+        p.wait()
+    finally:
+        timer.cancel()
     for ln in out.splitlines():
         if ln.startswith("RESULT "):
             return json.loads(ln[7:])
+    if fired:
+        return {"ok": False, "killed": True}
     return {"ok": False, "error": f"child exited with {p.returncode} and no result"}
 
 
