@@ -5,7 +5,9 @@ an overall time limit (issue 13, "Not done": loops over every ``b`` in ``1..B`` 
 Instances (the family's generator, :func:`splitopt.instances.pipeline.generate`, ``batch=10000``,
 every ``b`` allowed): ``small`` = seed 0 with its defaults (I = 5, N = 3, M = 2, ``distinct``,
 balanced client split: 199 non-dominated ``b``); ``larger`` = seed 0 with I = 12, N = 8, M = 5 and
-the paper's Eq. 1 client split (remainder on the last client: 235 non-dominated ``b``).
+the paper's Eq. 1 client split (remainder on the last client: 235 non-dominated ``b``);
+``aggregate`` = seed 0 with I = 14, N = 8 and the paper's P4 placement (branch and bound), run only
+with the exact search and the baselines built on it.
 
 Each (algorithm, instance, limit) runs in its own child process, killed ``KILL`` seconds after the
 instance is built, so a run that ignores its limit is recorded as ``> KILL s`` instead of blocking
@@ -28,7 +30,10 @@ import threading
 
 KILL = 60.0
 
-INSTANCES = {"small": {}, "larger": {"n_layers": 12, "n_servers": 8, "n_clients": 5, "client_split": "paper"}}
+INSTANCES = {"small": {}, "larger": {"n_layers": 12, "n_servers": 8, "n_clients": 5, "client_split": "paper"},
+             "aggregate": {"placement": "aggregate", "n_layers": 14, "n_servers": 8}}
+#: the algorithms run on an instance (default: all)
+ONLY = {"aggregate": ("shortest_path", "shortest_path_ascending", "rc_op", "rp_oc", "no_pipeline")}
 
 CHILD = r"""
 import json, sys, time
@@ -104,6 +109,8 @@ def main(argv):
             print("| algorithm | declares time_limit | time | status | objective | b done / iterations |")
             print("|---|---|---|---|---|---|")
             for name, a in fam.algorithms.items():
+                if name not in ONLY.get(iname, (name,)):
+                    continue
                 r = run(name, extra, limit)
                 print(f"| {name} | {'yes' if a.option('time_limit') else 'no'} | {cell(r)} |", flush=True)
 
