@@ -825,12 +825,13 @@ def build_b(instance: PipelineInstance, b: int):
 
 
 # ---------------------------------------------------------------------- joint over b (C)
-def build_joint_c(instance: PipelineInstance, b_values=None):
+def build_joint_c(instance: PipelineInstance, b_values=None, deadline=None):
     """Formulation C with choice binaries over ``b_values`` (default every allowed ``b``), digest
     §8.5 (ii): per-``b`` stage rows and ``T_f`` switched by big-M on ``beta_j``, ``xi T`` as
     ``sum_j xi_j w_j`` with ``w_j >= T - Tbar (1 - beta_j)``, memory ``sum psi x <= sum_j (M / b_j)
     beta_j`` (exact because ``sum_j beta_j = 1``). About ``|b_values|`` times larger than one
-    :func:`build_c`."""
+    :func:`build_c`. ``deadline`` (a :class:`~splitopt.solvers.deadline.Deadline`, checked per
+    ``b``): once it has passed the build stops with its ``no_answer()`` error."""
     import pyomo.environ as pyo
 
     if instance.placement != "distinct":
@@ -838,7 +839,14 @@ def build_joint_c(instance: PipelineInstance, b_values=None):
                                          f"{instance.placement!r}")
     _require_paper_memory(instance)
     bs = list(instance.allowed_b() if b_values is None else b_values)
-    cos = [Coefficients(instance, b) for b in bs]
+    def check(j):
+        if deadline is not None and deadline.over():
+            raise deadline.no_answer(f" (the joint model was built for {j} of {len(bs)} micro-batch sizes)")
+
+    cos = []
+    for j, b in enumerate(bs):
+        check(j)
+        cos.append(Coefficients(instance, b))
     u = max(co.unit for co in cos)
     I, N = instance.n_layers, instance.n_servers
     m = pyo.ConcreteModel(name=f"pipeline-C-joint[{instance.name}, {len(bs)} b]")
@@ -875,6 +883,7 @@ def build_joint_c(instance: PipelineInstance, b_values=None):
 
     Tbar = 0.0
     for j, co in enumerate(cos):
+        check(j)
         stages, cF, cB, blocked = _c_stages(instance, co, m)
         for i, v, n2 in blocked:
             m.rows.add(m.x[i, v] + m.x[i + 1, n2] <= 2 - m.beta[j])

@@ -24,6 +24,7 @@ import numpy as np
 from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
+from splitopt.solvers.deadline import Deadline
 from splitopt.solvers.pipeline import shortest_path
 from splitopt.solvers.pipeline.graph import INF
 
@@ -37,17 +38,23 @@ def _max_blocks(instance: PipelineInstance) -> int:
     return P
 
 
-def _run(instance, restrict, what: str, info: dict) -> AlgoResult:
-    res = shortest_path.solve(instance, restrict=restrict)
-    # optimal for the fixed part only: a heuristic answer for the instance (no bound)
-    return AlgoResult(res.assignment, status="ok", bound=None, info={**info, **dict(res.info)})
+def _run(instance, restrict, what: str, info: dict, dl: Deadline) -> AlgoResult:
+    res = shortest_path.solve(instance, restrict=restrict, time_limit=dl.remaining())
+    # optimal for the fixed part only: a heuristic answer for the instance (no bound); cut short by
+    # the time limit: the best plan the search found for the fixed part
+    return AlgoResult(res.assignment, status="time_limit" if res.status == "time_limit" else "ok", bound=None,
+                      info={**info, **dict(res.info)})
 
 
-def rc_op(instance: PipelineInstance, *, seed: int = 0, tries: int = 20) -> AlgoResult:
-    """RC + OP: random cuts, optimal placement and ``b`` for them."""
+def rc_op(instance: PipelineInstance, *, seed: int = 0, tries: int = 20, time_limit: float | None = None) -> AlgoResult:
+    """RC + OP: random cuts, optimal placement and ``b`` for them (``time_limit``: the exact search
+    of each draw gets the time left, see :func:`.shortest_path.solve`)."""
+    dl = Deadline(time_limit)
     rng = np.random.default_rng([seed, 2001])
     I = instance.n_layers
-    for _ in range(tries):
+    for t in range(tries):
+        if t and dl.over():
+            raise dl.no_answer(f" (RC+OP: the {t} cut sets drawn admit no feasible plan)")
         P = int(rng.integers(1, _max_blocks(instance) + 1))
         cuts = tuple(sorted(int(c) for c in rng.choice(np.arange(1, I), size=P, replace=False)))
         ends = (*cuts, I)
@@ -65,17 +72,21 @@ def rc_op(instance: PipelineInstance, *, seed: int = 0, tries: int = 20) -> Algo
             W.cl_b[:, ~cl, :] = INF
 
         try:
-            return _run(instance, restrict, "rc_op", {"random_cuts": list(cuts)})
+            return _run(instance, restrict, "rc_op", {"random_cuts": list(cuts)}, dl)
         except InstanceError:
             continue
     raise InstanceError("instance", f"RC+OP: no feasible placement for {tries} random cut sets")
 
 
-def rp_oc(instance: PipelineInstance, *, seed: int = 0, tries: int = 20) -> AlgoResult:
-    """RP + OC: a random server order, optimal cuts and ``b`` for it."""
+def rp_oc(instance: PipelineInstance, *, seed: int = 0, tries: int = 20, time_limit: float | None = None) -> AlgoResult:
+    """RP + OC: a random server order, optimal cuts and ``b`` for it (``time_limit`` as for
+    :func:`rc_op`)."""
+    dl = Deadline(time_limit)
     rng = np.random.default_rng([seed, 2002])
     N = instance.n_servers
-    for _ in range(tries):
+    for t in range(tries):
+        if t and dl.over():
+            raise dl.no_answer(f" (RP+OC: the {t} server orders drawn admit no feasible plan)")
         order = [int(s) for s in rng.permutation(N)]
 
         def restrict(W, order=order):
@@ -88,19 +99,21 @@ def rp_oc(instance: PipelineInstance, *, seed: int = 0, tries: int = 20) -> Algo
             W.tr_b[:, ~keep] = INF
 
         try:
-            return _run(instance, restrict, "rp_oc", {"random_order": [instance.servers[s] for s in order]})
+            return _run(instance, restrict, "rp_oc", {"random_order": [instance.servers[s] for s in order]}, dl)
         except InstanceError:
             continue
     raise InstanceError("instance", f"RP+OC: no feasible cut for {tries} random server orders")
 
 
-def no_pipeline(instance: PipelineInstance) -> AlgoResult:
-    """No Pipeline: ``b = B`` (one micro-batch), optimal cuts and placement."""
+def no_pipeline(instance: PipelineInstance, time_limit: float | None = None) -> AlgoResult:
+    """No Pipeline: ``b = B`` (one micro-batch), optimal cuts and placement (``time_limit``: that
+    of the exact search at ``b = B``)."""
     B = instance.batch
     if B not in instance.allowed_b():
         raise InstanceError("micro_batches", f"No Pipeline needs b = B = {B}, which this instance does not allow")
-    res = shortest_path.solve(instance, b=B)
-    return AlgoResult(res.assignment, status="ok", bound=None, info=dict(res.info))
+    res = shortest_path.solve(instance, b=B, time_limit=time_limit)
+    return AlgoResult(res.assignment, status="time_limit" if res.status == "time_limit" else "ok", bound=None,
+                      info=dict(res.info))
 
 
 __all__ = ["rc_op", "rp_oc", "no_pipeline"]

@@ -4,29 +4,30 @@ joint MILP with choice binaries (§8.5 (ii)), and the LP relaxations of A (RLT l
 Appendix B bound made correct, and plain McCormick) as lower bounds.
 
 The loop is exact: the answer is the best per-``b`` optimum, its bound the smallest per-``b``
-bound (``b`` values whose model is infeasible contribute no bound). A time limit applies to the whole
-loop; when it runs out the statuses say so.
+bound (``b`` values whose model is infeasible contribute no bound). A time limit
+(:class:`~splitopt.solvers.deadline.Deadline`) applies to the whole loop, checked once per ``b``;
+each solve gets the time left. When it runs out after a first answer, the best answer so far is
+returned with status ``"time_limit"`` and no bound (the ``b`` values not solved have none; the
+per-``b`` statuses are in ``info["b_statuses"]``); before a first answer, a time-out
+(:class:`~splitopt.errors.SolverFailed` with status ``"time_limit"``). The loop runs over every
+allowed ``b`` (10,000 for ``B = 10,000``), not over the non-dominated ones of
+:func:`.shortest_path.candidate_bs`, so that the reference shares no reduction with the search it
+checks.
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import evaluate
 from splitopt.models.pipeline_milp import FORMULATIONS, build_a, build_joint_c
+from splitopt.solvers.deadline import Deadline
 
 #: the formulation used for each placement by :func:`solve_best`
 DEFAULT_FORMULATION = {"distinct": "C", "revisit": "B", "aggregate": "A"}
-
-
-def _remaining(deadline: float | None) -> float | None:
-    if deadline is None:
-        return None
-    return max(deadline - time.perf_counter(), 1e-3)
 
 
 def _options(model, solver: str):
@@ -43,13 +44,15 @@ def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "hig
     if formulation not in FORMULATIONS:
         raise InstanceError("formulation", f"must be one of {', '.join(FORMULATIONS)}, got {formulation!r}")
     build = FORMULATIONS[formulation]
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    dl = Deadline(time_limit)
     bs = instance.allowed_b() if b_values is None else tuple(b_values)
     best, bound, statuses, solves = None, math.inf, set(), 0
     for b in bs:
-        if deadline is not None and time.perf_counter() >= deadline:
+        if dl.over():  # the b left have no bound: none over every b
+            if best is None:
+                raise dl.no_answer(f" (Formulation {formulation}, {solves} of {len(bs)} micro-batch sizes solved)")
             statuses.add("time_limit")
-            bound = -math.inf if best is None else min(bound, -math.inf)
+            bound = -math.inf
             break
         try:
             model = build(instance, b)
@@ -58,8 +61,12 @@ def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "hig
                 statuses.add("optimal")
                 continue
             raise
-        res = exact.solve(model, solver, time_limit=_remaining(deadline), mip_gap=mip_gap,
+        res = exact.solve(model, solver, time_limit=dl.remaining(), mip_gap=mip_gap,
                           options=_options(model, solver))
+        if best is not None and res.status == "time_limit" and not res.has_solution:
+            statuses.add("time_limit")  # the deadline passed at this b: keep what the others gave
+            bound = -math.inf
+            break
         solves += 1
         if res.status == "infeasible":
             statuses.add("optimal")
@@ -81,10 +88,13 @@ def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "hig
             best = (val, a, res.objective * u)
     if best is None:
         raise InstanceError("instance", "no feasible assignment for any allowed micro-batch size")
-    status = "optimal" if statuses <= {"optimal"} else sorted(statuses - {"optimal"})[0]
+    if "time_limit" in statuses:  # the loop was cut short (or a b's solve was): no bound over every b
+        status = "time_limit"
+    else:
+        status = "optimal" if statuses <= {"optimal"} else sorted(statuses - {"optimal"})[0]
     return AlgoResult(best[1], status=status, bound=bound if math.isfinite(bound) else None,
-                      info={"formulation": formulation, "solver": solver, "b_solved": solves,
-                            "model_objective": best[2]})
+                      info={"formulation": formulation, "solver": solver, "b_solved": solves, "b_total": len(bs),
+                            "b_statuses": sorted(statuses), "model_objective": best[2]})
 
 
 def solve_c(instance, **kw):
@@ -108,11 +118,13 @@ def solve_best(instance: PipelineInstance, **kw) -> AlgoResult:
 
 def solve_joint(instance: PipelineInstance, solver: str = "highs", time_limit: float | None = None,
                 mip_gap: float | None = None) -> AlgoResult:
-    """The single joint MILP over every allowed ``b`` (Formulation C with choice binaries)."""
+    """The single joint MILP over every allowed ``b`` (Formulation C with choice binaries).
+    ``time_limit`` counts from the call: the solver gets what the model build left of it."""
     from splitopt.solvers import exact
 
-    model = build_joint_c(instance)
-    res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap, options=_options(model, solver))
+    dl = Deadline(time_limit)
+    model = build_joint_c(instance, deadline=dl)
+    res = exact.solve(model, solver, time_limit=dl.remaining(), mip_gap=mip_gap, options=_options(model, solver))
     if res.status == "infeasible":
         raise InstanceError("instance", "no feasible assignment for any allowed micro-batch size")
     if not res.has_solution:
@@ -128,15 +140,26 @@ def relaxation(instance: PipelineInstance, rlt: bool = True, solver: str = "high
     """Lower bound: the LP relaxation of Formulation A (``rlt=True``: RLT level 1; ``False``: plain
     McCormick), minimised over the allowed ``b``. The assignment is the LP point rounded (if
     feasible and best), else the best feasible assignment found among the per-``b`` roundings,
-    else the exact Formulation for the placement (``info["assignment_from"]`` says which)."""
+    else the exact Formulation for the placement (``info["assignment_from"]`` says which).
+
+    ``time_limit`` covers the loop over ``b`` (checked once per ``b``) and the fallback: stopped
+    before the last ``b``, the minimum over the ``b`` solved is no bound over every ``b``, so the
+    answer has status ``"time_limit"`` and no bound (``info["b_solved"]`` of ``info["b_total"]``)."""
     from splitopt.solvers import exact
 
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    dl = Deadline(time_limit)
+    bs = instance.allowed_b()
     bound = math.inf
     best = None
-    for b in instance.allowed_b():
+    solved = 0
+    for b in bs:
+        if dl.over():
+            break
         model = build_a(instance, b, rlt=rlt, cumulative=False)  # the digest's q form (RLT level 1)
-        res = exact.solve(model, solver, time_limit=_remaining(deadline), relax=True)
+        res = exact.solve(model, solver, time_limit=dl.remaining(), relax=True)
+        if res.status == "time_limit" and res.bound is None:  # the deadline passed in this LP
+            break
+        solved += 1
         if res.status == "infeasible":
             continue
         if not res.has_solution or res.bound is None:
@@ -150,14 +173,16 @@ def relaxation(instance: PipelineInstance, rlt: bool = True, solver: str = "high
                 best = (val, a)
         except (InfeasibleSolution, InstanceError, KeyError, StopIteration):
             pass
-    if not math.isfinite(bound):
+    stopped = solved < len(bs)
+    if not stopped and not math.isfinite(bound):
         raise InstanceError("instance", "the LP relaxation is infeasible for every allowed micro-batch size")
     src = "rounding"
     if best is None:
-        best = (None, solve_best(instance, solver=solver).assignment)
+        best = (None, solve_best(instance, solver=solver, time_limit=dl.remaining()).assignment)
         src = "exact"
-    return AlgoResult(best[1], status="ok", bound=bound,
-                      info={"formulation": "A-LP" + ("-RLT" if rlt else "-McCormick"), "assignment_from": src})
+    return AlgoResult(best[1], status="time_limit" if stopped else "ok", bound=None if stopped else bound,
+                      info={"formulation": "A-LP" + ("-RLT" if rlt else "-McCormick"), "assignment_from": src,
+                            "b_solved": solved, "b_total": len(bs)})
 
 
 def lp_rlt(instance, **kw):

@@ -50,7 +50,6 @@ every allowed ``b`` and stops when ``L`` no longer decreases (monotone descent, 
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -68,6 +67,7 @@ from splitopt.models.pipeline import (
     transfer_times,
     xi,
 )
+from splitopt.solvers.deadline import Deadline
 
 INF = np.inf
 
@@ -259,8 +259,10 @@ def _paper_K(instance: PipelineInstance, K) -> int:
     return K
 
 
-def algorithm1_fixed_b(instance: PipelineInstance, b: int, K: int, *, deadline=None, stats=None):
-    """Algorithm 1 as printed for one ``b``: ``(own value L*, plan or None)``."""
+def algorithm1_fixed_b(instance: PipelineInstance, b: int, K: int, *, deadline: Deadline | None = None,
+                       stats=None):
+    """Algorithm 1 as printed for one ``b``: ``(own value L*, plan or None)``. Once ``deadline``
+    has passed (checked per edge class) and a path is held, the best path so far is returned."""
     G = PaperGraph(instance, b, K)
     x = G.xi
     classes = G.edge_classes()
@@ -272,7 +274,7 @@ def algorithm1_fixed_b(instance: PipelineInstance, b: int, K: int, *, deadline=N
     allow = {1: np.isfinite(G.cw)}
     allow.update({k: np.isfinite(w) for k, w in G.sw.items()})
     for w, k, idx in classes:
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and best[1] is not None and deadline.over():
             break
         if lb + x * w > best[0]:  # line 6
             continue
@@ -338,17 +340,20 @@ def _recover(G: PaperGraph, k, idx, sub) -> Plan:
 
 def algorithm1(instance: PipelineInstance, *, b: int | None = None, K: int | None = None,
                time_limit: float | None = None) -> AlgoResult:
-    """Algorithm 1 as printed (module docstring); over every allowed ``b`` unless ``b`` is given."""
+    """Algorithm 1 as printed (module docstring); over every allowed ``b`` unless ``b`` is given.
+    ``time_limit``: checked once per ``b`` and per edge class; once it has passed and a path is
+    held, the best own value so far is returned with status ``"time_limit"`` (``info``: ``b_done``
+    of ``b_total``)."""
     K = _paper_K(instance, K)
     bs = instance.allowed_b() if b is None else (int(b),)
-    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    dl = Deadline(time_limit)
     stats: dict = {}
     best = (INF, None)
     done = 0
     for bb in bs:
-        if deadline is not None and time.perf_counter() > deadline:
+        if best[1] is not None and dl.over():
             break
-        val, plan = algorithm1_fixed_b(instance, bb, K, deadline=deadline, stats=stats)
+        val, plan = algorithm1_fixed_b(instance, bb, K, deadline=dl, stats=stats)
         done += 1
         if plan is not None and val < best[0]:
             best = (val, plan)
@@ -356,8 +361,8 @@ def algorithm1(instance: PipelineInstance, *, b: int | None = None, K: int | Non
         raise InstanceError("instance", f"Algorithm 1 (K = {K}) found no path: exactly {K} submodels do not fit "
                                         "(memory, topology)")
     p = best[1]
-    return AlgoResult(make_assignment(instance, p.b, p.cuts, p.servers), status="ok", bound=None,
-                      info={"own_value": best[0], "K": K, "b_done": done, "b_total": len(bs), **stats})
+    return AlgoResult(make_assignment(instance, p.b, p.cuts, p.servers), status="time_limit" if dl.hit else "ok",
+                      bound=None, info={"own_value": best[0], "K": K, "b_done": done, "b_total": len(bs), **stats})
 
 
 # ---------------------------------------------------------------------- Theorem 1 and BCD
@@ -400,9 +405,10 @@ def _alphas(instance: PipelineInstance, plan: Plan) -> tuple[float, float]:
     return a1, a2
 
 
-def theorem1_b(instance: PipelineInstance, plan: Plan, T1: float) -> int:
+def theorem1_b(instance: PipelineInstance, plan: Plan, T1: float, deadline: Deadline | None = None) -> int | None:
     """Theorem 1's micro-batch size for ``plan`` with the bottleneck ``T1`` frozen (module
-    docstring); ``plan.b`` is only used as the fallback when no ``b`` satisfies the constraints."""
+    docstring); ``plan.b`` is only used as the fallback when no ``b`` satisfies the constraints.
+    ``None`` when ``deadline`` passed during the search for ``b_v`` (one evaluation per ``b``)."""
     B = instance.batch
     allowed = instance.allowed_b()
 
@@ -412,6 +418,8 @@ def theorem1_b(instance: PipelineInstance, plan: Plan, T1: float) -> int:
     # b_v: the largest allowed b that fits in memory with T_i(b) <= T_1 (Eq. 24, floor reading)
     bv = None
     for b in sorted(allowed, reverse=True):
+        if deadline is not None and deadline.over():
+            return None
         p = at(b)
         if _feasible(instance, p) and evaluate_plan(instance, p)[1]["T_i"] <= T1 * (1 + 1e-12):
             bv = b
@@ -446,46 +454,65 @@ def theorem1_b(instance: PipelineInstance, plan: Plan, T1: float) -> int:
     return min(cands, key=lambda b: (z(b), b))
 
 
-def _exact_fixed_b(instance, b):
+def _exact_fixed_b(instance, b, time_limit=None) -> tuple[Plan, str]:
+    """The exact plan at ``b`` and the search's status (``"time_limit"``: best found in time)."""
+    from splitopt.models.pipeline import parse_assignment
     from splitopt.solvers.pipeline.shortest_path import solve
 
-    r = solve(instance, b=b)
-    from splitopt.models.pipeline import parse_assignment
-
-    return parse_assignment(instance, r.assignment)
+    r = solve(instance, b=b, time_limit=time_limit)
+    return parse_assignment(instance, r.assignment), r.status
 
 
 def bcd(instance: PipelineInstance, *, b_step: str = "paper", msp: str = "exact", b0: int = 20,
-        theta: float = 0.01, max_iter: int = 50, K: int | None = None) -> AlgoResult:
+        theta: float = 0.01, max_iter: int = 50, K: int | None = None,
+        time_limit: float | None = None) -> AlgoResult:
     """Algorithm 2 (BCD); ``b_step="paper"`` (Theorem 1, frozen ``T_1``) or ``"exact"`` (1-D
-    minimisation of the true ``L``); ``msp="exact"`` or ``"paper"`` (Algorithm 1 as printed)."""
+    minimisation of the true ``L``); ``msp="exact"`` or ``"paper"`` (Algorithm 1 as printed).
+
+    ``time_limit``: checked once per round and inside each step (per ``b`` of the ``b`` step, per
+    edge class of Algorithm 1; the exact MSP step gets the time left). Once it has passed, the
+    round under way ends with what its steps found (a ``b`` step cut short keeps the round's plan
+    or the best ``b`` scanned) and the best plan of the rounds done is returned with status
+    ``"time_limit"`` (the last one for ``b_step="exact"``, whose rounds only descend)."""
     if b_step not in ("paper", "exact"):
         raise InstanceError("b_step", f"must be paper or exact, got {b_step!r}")
     if msp not in ("paper", "exact"):
         raise InstanceError("msp", f"must be paper or exact, got {msp!r}")
+    dl = Deadline(time_limit)
     allowed = instance.allowed_b()
     b = min(allowed, key=lambda a: (abs(a - b0), a))  # line 1 (b^0 = 20, Table II)
     Kp = _paper_K(instance, K) if msp == "paper" else None
 
     def step_xy(bb):
         if msp == "exact":
-            return _exact_fixed_b(instance, bb)
-        _v, p = algorithm1_fixed_b(instance, bb, Kp)
+            return _exact_fixed_b(instance, bb, dl.remaining())
+        _v, p = algorithm1_fixed_b(instance, bb, Kp, deadline=dl)
         if p is None:
             raise InstanceError("instance", f"BCD: Algorithm 1 found no path at b = {bb}")
-        return p
+        return p, "ok"
 
     history = []
     prev_L = INF
     plan = None
+    best_plan = (INF, None)  # the best (L, plan) of the rounds done
+    stopped = False
     for it in range(max_iter):
-        p = step_xy(b)  # line 5
+        if plan is not None and dl.over():
+            stopped = True
+            break
+        p, st = step_xy(b)  # line 5
+        stopped = st == "time_limit"
         T1 = evaluate_plan(instance, p)[1]["T_i"]
         if b_step == "paper":
-            b_new = theorem1_b(instance, p, T1)  # line 6
+            b_new = theorem1_b(instance, p, T1, deadline=dl)  # line 6
+            if b_new is None:
+                stopped, b_new = True, p.b
         else:
             best = None
             for bb in allowed:
+                if best is not None and dl.over():
+                    stopped = True
+                    break
                 q = Plan(bb, p.cuts, p.servers)
                 if not _feasible(instance, q):
                     continue
@@ -501,26 +528,36 @@ def bcd(instance: PipelineInstance, *, b_step: str = "paper", msp: str = "exact"
         if b_step == "exact" and plan is not None and L >= prev_L:
             break  # monotone descent: no further decrease
         plan, b = q, q.b
-        if b_step == "paper" and abs(L - prev_L) < theta:  # line 2
+        if L < best_plan[0]:
+            best_plan = (L, q)
+        if stopped or (b_step == "paper" and abs(L - prev_L) < theta):  # line 2
             break
         prev_L = L
-    return AlgoResult(make_assignment(instance, plan.b, plan.cuts, plan.servers), status="ok", bound=None,
+    stopped = stopped or dl.hit
+    if stopped:
+        plan = best_plan[1]
+    return AlgoResult(make_assignment(instance, plan.b, plan.cuts, plan.servers),
+                      status="time_limit" if stopped else "ok", bound=None,
                       info={"iterations": len(history), "b_history": [h[0] for h in history],
                             "L_history": [h[1] for h in history], "b_step": b_step, "msp": msp})
 
 
-def theorem1(instance: PipelineInstance, *, b0: int = 20) -> AlgoResult:
-    """One BCD round: the exact plan at ``b^0`` and Theorem 1's ``b`` for it (``T_1`` frozen)."""
+def theorem1(instance: PipelineInstance, *, b0: int = 20, time_limit: float | None = None) -> AlgoResult:
+    """One BCD round: the exact plan at ``b^0`` and Theorem 1's ``b`` for it (``T_1`` frozen).
+    ``time_limit`` covers both steps; cut short, the answer is the plan at ``b^0`` (or the best the
+    exact step found in time) with status ``"time_limit"``."""
+    dl = Deadline(time_limit)
     allowed = instance.allowed_b()
     b = min(allowed, key=lambda a: (abs(a - b0), a))
-    p = _exact_fixed_b(instance, b)
+    p, st = _exact_fixed_b(instance, b, dl.remaining())
     T1 = evaluate_plan(instance, p)[1]["T_i"]
-    bn = theorem1_b(instance, p, T1)
-    q = Plan(bn, p.cuts, p.servers)
+    bn = theorem1_b(instance, p, T1, deadline=dl)
+    q = p if bn is None else Plan(bn, p.cuts, p.servers)
     if not _feasible(instance, q):
         q = p
-    return AlgoResult(make_assignment(instance, q.b, q.cuts, q.servers), status="ok", bound=None,
-                      info={"b0": b, "b": q.b, "T1": T1})
+    stopped = st == "time_limit" or bn is None
+    return AlgoResult(make_assignment(instance, q.b, q.cuts, q.servers), status="time_limit" if stopped else "ok",
+                      bound=None, info={"b0": b, "b": q.b, "T1": T1})
 
 
 __all__ = ["algorithm1", "algorithm1_fixed_b", "rlt_bound", "theorem1_b", "theorem1", "bcd", "PaperGraph"]

@@ -53,12 +53,22 @@ per-sample arc coefficients are built once (:class:`~.graph.Tables`), every cand
 lower bound ``min-sum + xi * min-bottleneck`` (two DPs), candidates are searched in increasing
 bound order with one global incumbent, and the loop stops at the first bound not below it.
 ``tests/solvers/pipeline`` checks the reduction against enumerating every ``b``.
+
+**Time limit** (:class:`~splitopt.solvers.deadline.Deadline`, checked once per ``b`` while
+scoring and while searching, per decremental round and per branch-and-bound node). Stopped with
+an incumbent, the answer has status ``"time_limit"`` and the bound ``min(incumbent, smallest
+bound of the work left undone)``: the bound of the first candidate not searched (candidates are
+searched in increasing bound order, so it covers every later one and, by the dominance above,
+every ``b`` that is no candidate), the relaxed value of an unfinished decremental round, or the
+candidate bound of an unfinished branch and bound. If the deadline passes while the candidates
+are still being scored, the ``b`` left unscored have no bound, and neither has the answer
+(``info["b_unscored"]``). Before the first incumbent the search goes on (one ``b`` is a few
+DPs); the aggregate branch and bound, whose single ``b`` can take long, stops with a time-out.
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -66,6 +76,7 @@ from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import Plan, evaluate_plan, make_assignment
+from splitopt.solvers.deadline import Deadline
 from splitopt.solvers.pipeline.graph import DP, INF, Path, Tables, Weights
 
 ORDERS = ("descending", "ascending")
@@ -86,14 +97,6 @@ def candidate_bs(instance: PipelineInstance, b_values=None) -> list[int]:
         group.append((b, loads))
         out.append(b)
     return out
-
-
-class _Deadline:
-    def __init__(self, time_limit):
-        self.end = None if time_limit is None else time.perf_counter() + float(time_limit)
-
-    def over(self) -> bool:
-        return self.end is not None and time.perf_counter() > self.end
 
 
 def _dp(T: Tables, W: Weights, below: float = INF, critical=()) -> DP:
@@ -175,10 +178,12 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
     ``b_searched``, ``dps`` (topological DPs run), ``critical`` (largest critical set under
     ``distinct``), ``nodes`` (branch-and-bound nodes under ``aggregate``). ``restrict(weights)``
     may set arcs to ``inf`` in place (the baselines fix cuts or a server order that way); the
-    answer is then the optimum over the remaining arcs."""
+    answer is then the optimum over the remaining arcs. ``time_limit``: see the module docstring
+    (status ``"time_limit"``; ``"feasible"`` when only ``max_critical`` or ``node_limit`` cut
+    the search)."""
     if order not in ORDERS:
         raise InstanceError("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
-    dl = _Deadline(time_limit)
+    dl = Deadline(time_limit)
     T = Tables(instance)
     if restrict is not None:
         _weights = T.weights
@@ -192,7 +197,11 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
     bs = candidate_bs(instance, None if b is None else (_check_b(instance, b),))
     stats: dict = {"dps": 0, "critical": 0, "nodes": 0}
     scored = []
-    for bb in bs:
+    unscored = 0  # candidates left without a lower bound when the deadline passed
+    for i, bb in enumerate(bs):
+        if scored and dl.over():
+            unscored = len(bs) - i
+            break
         W = T.weights(bb)
         s, m = bounds(T, W)
         stats["dps"] += 2
@@ -203,14 +212,14 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
     scored.sort()
     placement = instance.placement
     best = [INF, None, None]  # value, b, path
-    lower = INF  # smallest lower bound of a b left unfinished
+    lower = -INF if unscored else INF  # smallest lower bound of a b left unfinished
     searched = 0
-    for i, (lb, bb) in enumerate(scored):
+    for lb, bb in scored:
         if lb >= best[0]:
             break
-        if dl.over():
+        if best[2] is not None and dl.over():  # the rest is unfinished; lb is the smallest of its bounds
             lower = min(lower, lb)
-            continue
+            break
         searched += 1
         W = T.weights(bb)
         if placement == "revisit":
@@ -225,19 +234,27 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
     if placement == "aggregate":
         status, lower = _aggregate(instance, T, scored, best, stats, dl, node_limit, lower)
     if best[2] is None:
-        if math.isfinite(lower):
-            raise InstanceError("time_limit", f"no feasible assignment found within {time_limit} s")
+        if lower < INF:  # work left undone: infeasibility is not proven
+            if dl.hit:
+                raise dl.no_answer()
+            raise InstanceError("node_limit" if placement == "aggregate" else "max_critical",
+                                "no feasible assignment found within the search limits")
         raise InstanceError("instance", "no feasible assignment (memory, topology or micro-batch sizes)")
     val, bb, P = best
-    bound = val if not math.isfinite(lower) else min(val, lower)
+    bound = min(val, lower)
     if bound < val and status == "optimal":
         status = "feasible"
+    if status == "feasible" and dl.hit:  # work was left undone when the deadline passed
+        status = "time_limit"
     info = {"b_candidates": len(bs), "b_searched": searched, "dps": stats["dps"], "order": order}
+    if unscored:
+        info["b_unscored"] = unscored
     if placement != "revisit":
         info["critical"] = stats["critical"]
     if placement == "aggregate":
         info["nodes"] = stats["nodes"]
-    return AlgoResult(make_assignment(instance, bb, P.cuts, P.servers), status=status, bound=bound, info=info)
+    return AlgoResult(make_assignment(instance, bb, P.cuts, P.servers), status=status,
+                      bound=bound if math.isfinite(bound) else None, info=info)
 
 
 def _check_b(instance: PipelineInstance, b) -> int:
@@ -271,7 +288,7 @@ def _distinct(T, W, best, order, max_critical, stats, dl) -> tuple[bool, float]:
                 best[:] = [val, W.b, P]
             return True, INF
         new = tuple(sorted(set(crit) | rep))
-        if len(new) > max_critical or dl.over():
+        if len(new) > max_critical or (best[2] is not None and dl.over()):
             return False, val
         crit = new
 
@@ -285,6 +302,10 @@ def _aggregate(instance, T, scored, best, stats, dl, node_limit, lower):
     stopped = False
     for lb, bb in scored:
         if lb >= inc[0]:
+            break
+        if inc[2] is not None and dl.over():  # scored is in increasing bound order: lb covers the rest
+            stopped = True
+            lower = min(lower, lb)
             break
         W = T.weights(bb)
         fin = _bnb_one(instance, T, W, inc, stats, dl, node_limit)
