@@ -9,7 +9,7 @@ import pytest
 
 from splitopt.families import solve
 from splitopt.instances.throughput_device import generate
-from splitopt.solvers.throughput.device_colgen import _Data, prove_above, relaxation
+from splitopt.solvers.throughput.device_colgen import _Data, prove_above
 from splitopt.solvers.throughput.device_milp import combinatorial_bound
 
 

@@ -250,7 +250,8 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
                incumbent=None, steps: int = 6) -> AlgoResult:
     """The configuration-LP bound (module docstring): the largest ``V`` proven, by bisection between
     the combinatorial bound and the incumbent's value, first at ``(1 - target_gap)`` times the
-    incumbent. ``incumbent``: a placement (default: the device MILP's incumbent phase, which takes
+    incumbent (a third of ``time_limit``), then half of the remaining time per value, moving down
+    after a value is refuted or undecided and up after it is proven. ``incumbent``: a placement (default: the device MILP's incumbent phase, which takes
     part of ``time_limit``). The assignment returned is the incumbent; ``bound`` the proven value
     (one part in 1e9 below ``V``, for the solvers' tolerances)."""
     from splitopt.models.throughput_device import evaluate
@@ -275,19 +276,21 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
     cols: list[np.ndarray] = []
     lo, hi = lb, ub
     V = max(lb, ub * (1 - target_gap))
-    for _ in range(max(1, steps)):
-        if V <= proven or (left() is not None and left() <= 0):
+    for step in range(max(1, steps)):
+        rest = left()
+        if V <= proven or (rest is not None and rest <= 0):
             break
-        verdict, L, cols = prove_above(instance, V, time_limit=left(), columns=cols)
+        # a third of the time for the target, then half of what is left per value: a value the LP
+        # cannot decide in its share does not starve the easier, lower ones
+        share = None if rest is None else rest / (3.0 if step == 0 else 2.0 if step + 1 < steps else 1.0)
+        verdict, L, cols = prove_above(instance, V, time_limit=share, columns=cols)
         tried.append((V, verdict, L))
         if verdict == "proven":
             proven = lo = V
             if V >= ub * (1 - target_gap) * (1 - 1e-12):
                 break
-        elif verdict == "no":
+        else:  # "no", or undecided in its share: look lower
             hi = V
-        else:
-            break
         V = 0.5 * (lo + hi)
     bound = min(proven * (1 - 1e-9) if proven > lb else lb, ub)
     return AlgoResult(list(incumbent), status="ok", bound=bound,
