@@ -46,7 +46,7 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--skip-milp", action="store_true")
-    ap.add_argument("--colgen", type=float, default=300.0,
+    ap.add_argument("--colgen", type=float, default=0.0,
                     help="seconds for the configuration-LP bound where the MILP leaves a gap above 0.1 %% (0: skip)")
     args = ap.parse_args(argv)
 
