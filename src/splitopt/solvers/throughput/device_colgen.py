@@ -257,9 +257,10 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
     """The configuration-LP bound (module docstring): the largest ``V`` proven, by bisection between
     the combinatorial bound and the incumbent's value, first at ``(1 - target_gap)`` times the
     incumbent (a third of ``time_limit``), then half of the remaining time per value, moving down
-    after a value is refuted or undecided and up after it is proven. ``incumbent``: a placement (default: the device MILP's incumbent phase, which takes
-    part of ``time_limit``). The assignment returned is the incumbent; ``bound`` the proven value
-    (one part in 1e9 below ``V``, for the solvers' tolerances)."""
+    after a value is refuted or undecided and up after it is proven. ``incumbent``: a placement
+    (default: the device MILP's incumbent phase then, for ``convex``/``none``, the device LNS, up
+    to 0.4 of ``time_limit`` together). The assignment returned is the incumbent; ``bound`` the
+    proven value (one part in 1e9 below ``V``, for the solvers' tolerances)."""
     from splitopt.models.throughput_device import evaluate
     from splitopt.solvers.throughput.device_milp import _incumbent, combinatorial_bound
 
@@ -268,9 +269,14 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
     t0 = time.perf_counter()
     lb, _lbs = combinatorial_bound(instance)
     if incumbent is None:
-        incumbent, ub = _incumbent(instance, None if time_limit is None else 0.3 * time_limit, lb)
+        incumbent, ub = _incumbent(instance, None if time_limit is None else 0.2 * time_limit)
         if incumbent is None:
             raise InstanceError("instance", "no feasible placement found to bound against")
+        if instance.contiguity != "chain" and ub > lb * (1 + 1e-12):
+            from splitopt.solvers.throughput.device_lns import lns
+
+            incumbent = lns(instance, incumbent, time_limit=10.0 if time_limit is None else 0.2 * time_limit).assignment
+            ub = evaluate(instance, incumbent)[0]
     else:
         ub = evaluate(instance, incumbent)[0]
 

@@ -16,7 +16,7 @@ from splitopt.instances.throughput_device import DeviceInstance
 from splitopt.models.throughput_device import assignment_from_milp, build_milp, evaluate, work_bound
 
 
-def _incumbent(instance: DeviceInstance, time_limit: float | None = None, lower_bound: float = 0.0):
+def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
     """The better of the linearised DP and, for ``convex``/``none`` contiguity, the ideal branch and
     bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
     tenth of the time limit, at most 5 s), then, for ``convex``/``none``, improved by
@@ -76,7 +76,7 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
 
     t0 = time.perf_counter()
     lb, lbs = combinatorial_bound(instance)
-    inc, inc_val = _incumbent(instance, time_limit, lb) if use_incumbent else (None, math.inf)
+    inc, inc_val = _incumbent(instance, time_limit) if use_incumbent else (None, math.inf)
     info: dict = {"bounds": lbs}
     if inc is not None and inc_val <= lb * (1 + 1e-12):
         # the incumbent meets a proven lower bound: optimal without a solver call
