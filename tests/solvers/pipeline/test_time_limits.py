@@ -78,7 +78,10 @@ def test_b10000_stops_at_the_limit(warm, name, kw):
     sol = solve(inst, name, time_limit=LIMIT)
     elapsed = time.perf_counter() - t0
     assert elapsed < WITHIN, f"{name}: {elapsed:.2f} s with time_limit={LIMIT}"
-    assert sol.status == "time_limit"
+    # stopped at the limit, or (a fast machine: theorem1, rc_op, rp_oc take 0.3-0.7 s) finished
+    # before it, with the algorithm's own status
+    assert sol.status == "time_limit" or (sol.status in ("ok", "optimal") and elapsed < LIMIT + 0.5), \
+        (name, sol.status, elapsed)
     obj = evaluate(inst, sol.assignment)[0]  # raises if the assignment is infeasible
     assert math.isfinite(obj) and obj == sol.objective
     if FAM.algorithms[name].kind == "exact" and name != "bruteforce":
@@ -242,7 +245,9 @@ def test_cli_time_limit_on_b10000(tmp_path, capsys, warm, algorithm):
     out = capsys.readouterr()
     assert code == 0, out.err
     sol = json.loads(out.out)
-    assert sol["status"] == "time_limit" and elapsed < 1 + WITHIN
+    assert elapsed < 1 + WITHIN
+    # stopped at the limit, or finished before it on a fast machine (bcd_exact_b: 0.3-1.4 s)
+    assert sol["status"] == "time_limit" or (sol["status"] in ("ok", "optimal") and elapsed < 1.5), sol["status"]
     assert sol["objective"] == evaluate(io.load(f), sol["assignment"])[0]
     code = main(["solve", str(f), "--algorithm", algorithm, "--time-limit", "0"])
     err = capsys.readouterr().err
