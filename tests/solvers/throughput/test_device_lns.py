@@ -20,7 +20,7 @@ from splitopt.solvers.throughput.device_lns import lns
 @pytest.mark.parametrize("seed", range(6))
 def test_three_devices_reach_the_bruteforce_optimum(seed, objective, contiguity):
     inst = generate(seed, n_nodes=6, n_accelerators=2, n_cpus=1, training=seed % 3 == 2,
-                    objective=objective, contiguity=contiguity)
+                    memory=seed % 2 == 0, objective=objective, contiguity=contiguity)
     bf = solve(inst, "device_bruteforce").objective
     start = solve(inst, "device_local", restarts=1, seed=seed).assignment
     r = lns(inst, start, time_limit=None)

@@ -96,6 +96,7 @@ def _sub_milp(instance: DeviceInstance, p: list[int], R: tuple[int, ...], time_l
                 if gv in inU or gu in inU:
                     m.comm.add(m.cin[t_i, d] >= mem_of(gv, d) - mem_of(gu, d))
                     m.comm.add(m.cout[t_i, d] >= mem_of(gu, d) - mem_of(gv, d))
+
     def load(d, part):
         secs = instance.acc_seconds if d < k else instance.cpu_seconds
         e = sum(math.fsum(secs[i] for i in cls[g] if part is None or back[i] == part) * m.x[g, d] for g in U)
@@ -129,9 +130,15 @@ def _sub_milp(instance: DeviceInstance, p: list[int], R: tuple[int, ...], time_l
     cap = instance.acc_memory_bytes
     if cap is not None:
         for d in acc_d:
-            e = sum(size[g] * m.x[g, d] for g in U if size[g] > 0)
+            if cap <= 0:
+                for g in U:
+                    if size[g] > 0:
+                        m.x[g, d].fix(0)
+                continue
+            # scaled by the capacity, as in build_milp (bytes against 16 GiB would span 1e10)
+            e = sum(size[g] / cap * m.x[g, d] for g in U if size[g] > 0)
             if not isinstance(e, (int, float)):
-                m.rows.add(e <= cap)
+                m.rows.add(e <= 1)
     # only strictly better sub-solutions are wanted: cap the objective at the current value and stop
     # at the second improving solution (a first one is often barely better)
     now = (float(max(f[d] + b[d] for d in R)) if parts == [None]
