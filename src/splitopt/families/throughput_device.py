@@ -25,6 +25,9 @@ DEVICE_ALGORITHMS = {a.name: a for a in (
               "through HiGHS: the baseline for device_milp on the same solver", options=SOLVER_OPTIONS + (MIP_GAP,)),
     Algorithm("device_lp", T + "device_milp:relaxation", "relaxation",
               "device model: LP relaxation of device_milp (bound)", options=SOLVER_OPTIONS),
+    Algorithm("device_lns", T + "device_lns:solve", "heuristic",
+              "device model: exact re-placement on pairs and triples of devices, the others frozen (convex or "
+              "none), from the MILP's incumbent phase", options=(TIME_LIMIT,)),
     Algorithm("device_colgen", T + "device_colgen:relaxation", "relaxation",
               "device model: configuration-LP bound by column generation (sees communication; slow: a MILP per "
               "pricing); bisection on the value, first at 0.1 % below the incumbent", options=(TIME_LIMIT,)),

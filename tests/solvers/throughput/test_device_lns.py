@@ -65,3 +65,12 @@ def test_convex_sub_solutions_are_convex():
                 returned += 1
                 evaluate(inst, q)  # raises InfeasibleSolution on a non-convex device set
     assert returned > 0
+
+
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+@pytest.mark.parametrize("seed", range(3))
+def test_registry_entry_never_above_the_linearised_dp(seed, contiguity):
+    inst = generate(seed, n_nodes=8, n_accelerators=3, n_cpus=1, contiguity=contiguity)
+    r = solve(inst, "device_lns", time_limit=5)
+    bf = solve(inst, "device_bruteforce").objective
+    assert bf * (1 - 1e-12) <= r.objective <= solve(inst, "device_linearised").objective * (1 + 1e-12)

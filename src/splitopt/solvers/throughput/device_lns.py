@@ -201,4 +201,21 @@ def lns(instance: DeviceInstance, assignment, time_limit: float | None = 10.0, s
                       info={"rounds": rounds, "stopped_by_time": stopped})
 
 
-__all__ = ["lns"]
+def solve(instance: DeviceInstance, time_limit: float | None = None) -> AlgoResult:
+    """Registry entry ``device_lns``: the device MILP's incumbent phase (linearised DP, chain optimum,
+    descent; up to 0.2 of ``time_limit``), then :func:`lns` with the rest (10 s without a limit).
+    A heuristic: no bound."""
+    from splitopt.solvers.throughput.device_milp import _incumbent
+
+    if instance.contiguity == "chain":
+        raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (device_ideals) is exact there; "
+                                          "the device LNS handles 'none' and 'convex'")
+    t0 = time.perf_counter()
+    start, _v = _incumbent(instance, None if time_limit is None else 0.2 * time_limit)
+    if start is None:
+        raise InfeasibleSolution("no feasible starting placement found (memory, support or contiguity)")
+    rest = 10.0 if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.0)
+    return lns(instance, start, time_limit=rest) if rest > 0 else AlgoResult(start, status="time_limit")
+
+
+__all__ = ["lns", "solve"]
