@@ -21,7 +21,6 @@ import copy
 import io as _io
 import json
 import random
-import signal
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from pathlib import Path
 from splitopt.cli import main
 from splitopt.families import get_family
 from splitopt.instances import io
+from splitopt.validation.harness import TaskTimeout, deadline
 
 FAMILIES = ("split", "grouping", "throughput", "pipeline")
 
@@ -37,10 +37,6 @@ FAMILIES = ("split", "grouping", "throughput", "pipeline")
 ODD_NUMBERS = [float("nan"), float("inf"), float("-inf"), 1e308, -1e308, -1, 0, -0.0, 1, 5e-324, 1e-300,
                1e-13, 1e31, 1e30, 10 ** 30, 10 ** 400, 2 ** 63, -(2 ** 63), 1.5, 0.5, 2, 3, 1e9, 1e10]
 ODD_VALUES = [None, True, False, "", "x", "v0", "p1", "n0", "L0", [], {}, [1, 2], {"a": 1}, "1e308", [None]]
-
-
-class Hang(Exception):
-    pass
 
 
 @dataclass
@@ -221,31 +217,17 @@ def _tree_mutation(tree, nodes, rng: random.Random, op: str) -> str:
     return json.dumps(tree)  # NaN / Infinity written as bare tokens on purpose
 
 
-@contextlib.contextmanager
-def _watchdog(seconds: float):
-    def on_alarm(signum, frame):
-        raise Hang(f"still running after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def run_cli(argv: list[str], timeout: float = 60.0) -> tuple[int | str, str, str]:
     """``(status, stdout, stderr)`` of ``splitopt ARGV`` in-process; status is ``"traceback: ..."``
     for an exception escaping ``main`` and ``"hang"`` past ``timeout`` seconds."""
     out, err = _io.StringIO(), _io.StringIO()
     try:
-        with _watchdog(timeout), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with deadline(timeout), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 code = main(argv)
             except SystemExit as exc:  # argparse
                 code = exc.code if isinstance(exc.code, int) else 2
-    except Hang:
+    except TaskTimeout:
         return "hang", out.getvalue(), err.getvalue()
     except BaseException as exc:  # noqa: BLE001 - everything that escapes main is a failure
         if isinstance(exc, KeyboardInterrupt):

@@ -219,6 +219,24 @@ def class_data(instance: DeviceInstance):
     return cls, cpu, acc, size, sup
 
 
+def class_tensors(instance: DeviceInstance, min_seconds: float = 0.0):
+    """``(cls_of, tensors)``: the class index of every node, and every tensor between distinct
+    colour classes as ``(producer class, sorted consumer classes, seconds, backward?)``, those of
+    ``min_seconds`` or less left out (the MILP builders drop negligible tensors this way)."""
+    cls_of = [0] * instance.n_nodes
+    for g, members in enumerate(instance.colour_classes):
+        for i in members:
+            cls_of[i] = g
+    back = instance.backward
+    out = []
+    for u, cons, sec in instance.tensors:
+        gu = cls_of[u]
+        gs = sorted({cls_of[c] for c in cons} - {gu})
+        if gs and sec > min_seconds:
+            out.append((gu, gs, sec, back[u]))
+    return cls_of, out
+
+
 def work_bound(instance: DeviceInstance) -> float:
     """A lower bound on the ``max-load`` optimum (also valid for ``fwd+bwd``, which is never below it):
     the smallest ``T`` at which the classes fit *fractionally* (communication ignored) on ``l`` CPU
@@ -323,10 +341,12 @@ def build_milp(instance: DeviceInstance, *, symmetry: bool = True, valid_inequal
     m = pyo.ConcreteModel(name=f"throughput-device[{instance.name}]")
     m._unit = unit
     m._classes = cls
-    cls_of = [0] * instance.n_nodes
-    for g, members in enumerate(cls):
-        for i in members:
-            cls_of[i] = g
+    # class-level tensors (producer class, consumer classes, seconds in units, backward?); a tensor
+    # below 1e-7 of the time unit is dropped: a relaxation (loads only shrink), so the bound stays
+    # valid and the evaluator scores the solution with it; it keeps HiGHS's coefficient range
+    # within what it certifies
+    cls_of, ctens = class_tensors(instance, 1e-7 * unit)
+    ctens = [(gu, gs, sec / unit, b) for gu, gs, sec, b in ctens]
     back = instance.backward
     chain = instance.contiguity == "chain"
     m.G = pyo.RangeSet(0, G - 1)
@@ -352,16 +372,6 @@ def build_milp(instance: DeviceInstance, *, symmetry: bool = True, valid_inequal
                     m.add_component(f"unsup_{g}_{d}", pyo.Constraint(expr=m.x[g, d] <= m.cpu[d]))
                 elif d < k:
                     m.x[g, d].fix(0)
-    # class-level tensors: (producer class, set of consumer classes, seconds, backward?)
-    ctens = []
-    for u, cons, sec in instance.tensors:
-        gu = cls_of[u]
-        gs = sorted({cls_of[c] for c in cons} - {gu})
-        # a tensor below 1e-7 of the time unit is dropped: a relaxation (loads only shrink), so the
-        # bound stays valid and the evaluator scores the solution with it; it keeps HiGHS's
-        # coefficient range within what it certifies
-        if gs and sec > 1e-7 * unit:
-            ctens.append((gu, gs, sec / unit, back[u]))
     m.Tn = pyo.RangeSet(0, len(ctens) - 1) if ctens else pyo.Set(initialize=[])
     m.cin = pyo.Var(m.Tn, m.D, bounds=(0, 1))
     m.cout = pyo.Var(m.Tn, m.D, bounds=(0, 1))
@@ -511,4 +521,4 @@ def assignment_from_milp(instance: DeviceInstance, model) -> list[str]:
 
 
 __all__ = ["evaluate", "device_indices", "device_loads", "check_constraints", "objective_of", "class_data",
-           "work_bound", "cardinality_bound", "build_milp", "assignment_from_milp"]
+           "class_tensors", "work_bound", "cardinality_bound", "build_milp", "assignment_from_milp"]

@@ -47,7 +47,7 @@ import scipy.sparse as sp
 from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput_device import DeviceInstance
-from splitopt.models.throughput_device import class_data
+from splitopt.models.throughput_device import class_data, class_tensors
 
 
 class _Data:
@@ -57,20 +57,9 @@ class _Data:
     def __init__(self, instance: DeviceInstance):
         cls, cpu, acc, size, sup = class_data(instance)
         self.G = len(cls)
-        self.classes = cls
         self.cpu, self.acc = np.array(cpu, float), np.array(acc, float)
         self.size, self.sup = np.array(size, float), np.array(sup, bool)
-        cls_of = [0] * instance.n_nodes
-        for g, mem in enumerate(cls):
-            for i in mem:
-                cls_of[i] = g
-        self.cls_of = cls_of
-        self.tens = []
-        for u, cons, sec in instance.tensors:
-            gu = cls_of[u]
-            gs = sorted({cls_of[c] for c in cons} - {gu})
-            if gs and sec > 0:
-                self.tens.append((gu, gs, float(sec)))
+        self.tens = [(gu, gs, float(sec)) for gu, gs, sec, _b in class_tensors(instance)[1]]
         self.k, self.l = instance.n_accelerators, instance.n_cpus
         self.cap = instance.acc_memory_bytes
 
@@ -269,14 +258,16 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
     t0 = time.perf_counter()
     lb, _lbs = combinatorial_bound(instance)
     if incumbent is None:
-        incumbent, ub = _incumbent(instance, None if time_limit is None else 0.2 * time_limit)
+        share = None if time_limit is None else 0.4 * time_limit
+        if instance.contiguity != "chain":
+            from splitopt.solvers.throughput import device_lns
+
+            incumbent = device_lns.solve(instance, time_limit=share).assignment
+        else:
+            incumbent = _incumbent(instance, share)[0]
         if incumbent is None:
             raise InstanceError("instance", "no feasible placement found to bound against")
-        if instance.contiguity != "chain" and ub > lb * (1 + 1e-12):
-            from splitopt.solvers.throughput.device_lns import lns
-
-            incumbent = lns(instance, incumbent, time_limit=10.0 if time_limit is None else 0.2 * time_limit).assignment
-            ub = evaluate(instance, incumbent)[0]
+        ub = evaluate(instance, incumbent)[0]
     else:
         ub = evaluate(instance, incumbent)[0]
 

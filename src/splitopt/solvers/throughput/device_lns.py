@@ -30,7 +30,7 @@ import numpy as np
 from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput_device import DeviceInstance
-from splitopt.models.throughput_device import class_data, device_indices, device_loads, evaluate
+from splitopt.models.throughput_device import class_data, class_tensors, device_indices, device_loads, evaluate
 
 
 def _key(instance: DeviceInstance, p: list[int]) -> tuple:
@@ -57,10 +57,7 @@ def _sub_milp(instance: DeviceInstance, p: list[int], R: tuple[int, ...], time_l
     cls, _cpu, _acc, size, sup = class_data(instance)
     k = instance.n_accelerators
     back = instance.backward
-    cls_of = [0] * instance.n_nodes
-    for g, mem in enumerate(cls):
-        for i in mem:
-            cls_of[i] = g
+    cls_of, all_tens = class_tensors(instance)
     dev = [p[mem[0]] for mem in cls]
     U = [g for g in range(len(cls)) if dev[g] in R]
     inU = set(U)
@@ -80,12 +77,7 @@ def _sub_milp(instance: DeviceInstance, p: list[int], R: tuple[int, ...], time_l
     def mem_of(h, d):
         return m.x[h, d] if h in inU else 0
 
-    tens = []
-    for u, cons, sec in instance.tensors:
-        gu = cls_of[u]
-        gs = sorted({cls_of[c] for c in cons} - {gu})
-        if gs and sec > 0 and (gu in inU or any(h in inU for h in gs)):
-            tens.append((gu, gs, sec, back[u]))
+    tens = [t for t in all_tens if t[0] in inU or any(h in inU for h in t[1])]
     acc_d = [d for d in R if d < k]
     m.cin = pyo.Var(range(len(tens)), acc_d, bounds=(0, 1))
     m.cout = pyo.Var(range(len(tens)), acc_d, bounds=(0, 1))

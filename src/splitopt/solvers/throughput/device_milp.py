@@ -9,6 +9,7 @@ with the solver's proven bound (status ``time_limit`` unless the bound closes th
 from __future__ import annotations
 
 import math
+import time
 
 from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
@@ -71,9 +72,6 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
 
     if symmetry is None:
         symmetry = instance.contiguity != "none"
-
-    import time
-
     t0 = time.perf_counter()
     lb, lbs = combinatorial_bound(instance)
     inc, inc_val = _incumbent(instance, time_limit) if use_incumbent else (None, math.inf)
