@@ -29,8 +29,9 @@ DEVICE_ALGORITHMS = {a.name: a for a in (
               "device model: exact re-placement on pairs and triples of devices, the others frozen (convex or "
               "none), from the MILP's incumbent phase", options=(TIME_LIMIT,)),
     Algorithm("device_colgen", T + "device_colgen:relaxation", "relaxation",
-              "device model: configuration-LP bound by column generation (sees communication; slow: a MILP per "
-              "pricing); bisection on the value, first at 0.1 % below the incumbent", options=(TIME_LIMIT,)),
+              "device model: configuration-LP bound by column generation (sees communication; exact DP pricing "
+              "where few tensors are open, else a MILP), with dives and a restricted master MILP for placements",
+              options=(TIME_LIMIT,)),
     Algorithm("device_linearised", T + "device_baselines:linearised_dp", "baseline",
               "device model: PipeDream-style DP over runs of one topological order (the peer's -linearize)"),
     Algorithm("device_local", T + "device_baselines:local_search", "heuristic",

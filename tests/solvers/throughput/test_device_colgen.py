@@ -63,3 +63,106 @@ def test_load_counts_each_crossing_tensor_once():
         if (gu in ins and any(g not in ins for g in gs)) or (gu not in ins and any(g in ins for g in gs)):
             want += sec
     assert math.isclose(d.load(S), want, rel_tol=1e-12)
+
+
+# --------------------------------------------------------------------- the DP pricer, dives, price and branch
+def _subsets(G):
+    for mask in range(1, 1 << G):
+        yield np.array([(mask >> g) & 1 for g in range(G)], bool)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_path_dp_pricing_is_the_exact_maximum(seed):
+    # max pi(S) over the sets one accelerator can hold, by enumeration of every class set
+    from splitopt.solvers.throughput.device_colgen import _PathDP
+
+    inst = generate(seed, n_nodes=8, n_accelerators=2, n_cpus=1, skips=3, memory=False,
+                    training=seed % 3 == 2, unsupported=seed % 2)
+    d = _Data(inst)
+    rng = np.random.default_rng(seed)
+    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+    for V in (0.3 * total, 0.6 * total):
+        # any order of the classes gives the exact maximum (a wide one only costs time): where the
+        # topological order is too wide (training graphs), the index order
+        dp = _PathDP.build(d, V) or _PathDP(d, V, list(range(d.G)))
+        for _ in range(3):
+            pi = rng.random(d.G) * (rng.random(d.G) < 0.8)
+            want = max((math.fsum(pi[S]) for S in _subsets(d.G) if d.fits(S, V)), default=0.0)
+            got, sets = dp.price(pi, ncols=5)
+            assert math.isclose(got, max(want, 0.0), rel_tol=1e-12, abs_tol=1e-15), (got, want)
+            assert sets and math.isclose(math.fsum(pi[sets[0]]), got, rel_tol=1e-12, abs_tol=1e-15)
+            assert all(d.fits(S, V * (1 + 1e-9)) or not S.any() for S in sets)
+
+
+def test_path_dp_equals_the_pricing_milp_on_resnet50():
+    # the packaged ResNet-50 layer graph: 177 classes, at most 3 tensors open in topological order
+    from splitopt.instances.importers.dnn_partitioning import load_packaged
+    from splitopt.solvers.throughput.device_colgen import _PathDP, _Pricer
+
+    inst = load_packaged("resnet50_inference", contiguity="none")
+    d = _Data(inst)
+    V = 33.2e-3
+    dp, milp = _PathDP.build(d, V), _Pricer(d, V)
+    assert dp is not None and dp.width <= 3
+    milp.hm.set_option("mip_rel_gap", 0.0)
+    rng = np.random.default_rng(0)
+    for _ in range(2):
+        pi = rng.random(d.G) * (rng.random(d.G) < 0.5) * 0.05
+        got, sets = dp.price(pi)
+        val, ub, _S = milp.price(pi, 60)
+        assert math.isclose(got, val, rel_tol=1e-7), (got, val, ub)
+        assert d.fits(sets[0], V * (1 + 1e-9))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_memory_test_bounds_every_set_that_fits(seed):
+    from splitopt.solvers.throughput.device_colgen import _max_memory
+
+    inst = case(seed, memory=True)
+    d = _Data(inst)
+    V = 0.4 * (math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens))
+    m = _max_memory(d, V)
+    for S in _subsets(d.G):
+        if d.sup[S].all() and d.load(S) <= V:
+            assert math.fsum(d.size[S]) <= m * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_restricted_mip_and_dive_return_placements_within_the_value(seed):
+    from splitopt.models.throughput_device import evaluate
+    from splitopt.solvers.throughput.device_colgen import _ColGen, _placement, _restricted_mip, _sets_of
+
+    inst = generate(seed, n_nodes=7, n_accelerators=3, n_cpus=1, memory=False, objective="max-load")
+    d = _Data(inst)
+    bf = solve(inst, "device_bruteforce")
+    # the optimum's own accelerator sets are columns: the partition MILP must find a placement that good
+    own, own_cpu = _sets_of(inst, d, bf.assignment)
+    place, _st = _restricted_mip(d, own, bf.objective * (1 + 1e-9), 30)
+    assert place is not None
+    assert evaluate(inst, _placement(inst, d, place))[0] <= bf.objective * (1 + 1e-9)
+    # with a MIP start and the singletons as further columns: never worse than the start
+    singles = [S for S in np.eye(d.G, dtype=bool) if d.fits(S, bf.objective)]
+    place, _st = _restricted_mip(d, singles + own, bf.objective * (1 + 1e-9), 30,
+                                 start=range(len(singles), len(singles) + len(own)), start_cpu=own_cpu)
+    assert place is not None
+    assert evaluate(inst, _placement(inst, d, place))[0] <= bf.objective * (1 + 1e-9)
+    # a dive at 2 % above the optimum: whatever it returns is feasible and within the value
+    V = bf.objective * 1.02
+    cg = _ColGen(d, V)
+    if cg.run(d.k, None)[0] == "no":
+        place = cg.dive(None)
+        if place is not None:
+            assert evaluate(inst, _placement(inst, d, place))[0] <= V * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_price_and_branch_bound_and_placement(seed):
+    # relaxation: its placement is scored by the evaluator, its bound never above the optimum and
+    # never above the placement's value
+    from splitopt.models.throughput_device import evaluate
+
+    inst = generate(seed, n_nodes=7, n_accelerators=3, n_cpus=1, memory=seed % 2 == 0, objective="max-load")
+    opt = solve(inst, "device_bruteforce").objective
+    r = solve(inst, "device_colgen", time_limit=20)
+    v = evaluate(inst, r.assignment)[0]
+    assert r.bound <= opt * (1 + 1e-9) <= v * (1 + 1e-9)

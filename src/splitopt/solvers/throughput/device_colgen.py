@@ -1,11 +1,11 @@
 """A lower bound for the device model that sees communication: the configuration LP, solved by
-column generation (issue 11; ours, not in the peer's paper).
+column generation, with price-and-branch placements (issue 11; ours, not in the peer's paper).
 
 Why: the compact MILP's LP relaxation (and the work, pigeonhole and isolation bounds) lets every
 class sit fractionally on all accelerators at once, and a blend of identical fractions crosses no
 tensor: on ResNet-50 non-contiguous the LP bound is the work bound (33.02 ms) while every placement
 pays 1.2-1.6 ms of communication over six accelerators, and HiGHS's branching lifts the bound only
-to 33.06-33.12 ms in 60-900 s.
+to 33.06-33.13 ms in 60-900 s.
 
 The configuration LP for a target ``V``: a column is a set ``S`` of colour classes that one
 accelerator can hold, ``load(S) = compute(S) + (tensors crossing the boundary of S) <= V`` and
@@ -17,23 +17,35 @@ cores (fractions ``y_g``, classes with CPU time above ``V`` excluded, ``sum cpu_
 Every placement of value ``<= V`` (max-load, hence also fwd+bwd, which is never below it; any
 contiguity, which only removes placements) gives a solution with ``sum lambda <= k``. So if the
 LP's optimum exceeds ``k``, no placement reaches ``V``: ``V`` is a lower bound. The proof is a
-Lagrangian (Farley) bound: for covering duals ``pi >= 0`` and ``u >= max_S pi(S)`` (the pricing
-MILP's *dual bound*, so the pricing need not be solved to optimality),
-``L = sum(pi/u) - max{(pi/u) y : y in Y}`` (the CPU part: a fractional knapsack, solved exactly)
-is at most the LP optimum; ``L > k`` proves ``V``. Pricing (``max pi(S)`` over the columns) is a
-MILP: knapsack rows with the in/out tensor rows of :func:`~splitopt.models.throughput_device.build_milp`
-for one device. Duals are smoothed (Wentges) between a stability centre and the master's duals.
+Lagrangian (Farley) bound: for covering duals ``pi >= 0`` and ``u >= max_S pi(S)`` (an exact
+pricing, or the pricing MILP's *dual bound*), ``L = sum(pi/u) - max{(pi/u) y : y in Y}`` (the CPU
+part: a fractional knapsack, solved exactly) is at most the LP optimum; ``L > k`` proves ``V``.
 
-:func:`relaxation` (registry ``device_colgen``): bisection on ``V`` between the combinatorial bound and
-an incumbent, first trying ``V = (1 - target_gap) * incumbent``; returns the largest proven ``V``.
+Pricing (``max pi(S)`` over the columns): :class:`_PathDP`, an exact dynamic program along a
+topological order of the classes (Pareto fronts of (load, profit) per state of the open tensors;
+ResNet-50 keeps at most 3 open, 0.3-0.6 s a pricing, 40 columns each), where memory cannot bind;
+else a MILP (:class:`_Pricer`, knapsack rows with the in/out tensor rows of
+:func:`~splitopt.models.throughput_device.build_milp` for one device). Duals are smoothed (Wentges)
+from a centre that starts at ``pi_g = acc_g / V`` (whose bound is the work bound); the master is
+one HiGHS LP to which columns are appended (warm-started simplex).
 
-Measured (2026-11-23, 2-core EPYC under load): on the seeded 7-node instances of the tests it
-proves 0.1 % below the optimum in 0.2-3 s where the combinatorial bounds leave 5-25 %. On
-ResNet-50 non-contiguous (177 classes, incumbent 33.266 ms) it does *not* pay yet: at ``V`` =
-33.233 ms the Lagrangian bound reached 5.985 of the 6 needed after 1,200 s (510 columns; the
-master's value was still 6.008 and falling, so the LP itself is about at 6 there), and in a 300 s
-run no value above the combinatorial 33.025 ms was decided. Each pricing is a 177-binary MILP of
-1-4 s, and the duals tail off; a branch and price (or a faster pricing) is what it would take.
+Placements (price and branch, heuristic): where the LP reaches ``k`` at ``V``, a dive
+(:meth:`_ColGen.dive`: place the column of the largest LP value, re-solve the rest, back up on a
+proven-infeasible rest) and a set-partitioning MILP over the columns and the incumbent's own sets
+(:func:`_restricted_mip`) look for placements of value ``<= V``; every placement is scored by the
+evaluator.
+
+:func:`relaxation` (registry ``device_colgen``; :func:`~splitopt.solvers.throughput.device_milp.solve`
+calls it from a 90 s limit on): a search on ``V`` between the proven and the refuted values,
+aiming at ``(1 - target_gap)`` times the incumbent.
+
+Measured (2026-11-23, 2-core EPYC, HiGHS 1.16), ResNet-50 non-contiguous (177 classes): the LP
+proves 33.20 ms in 23-30 s from scratch and decides no value above about 33.215-33.219 ms (it is
+at ``k`` there: the LP bound); a dive at 33.229 ms found a 33.2245 ms placement (better than
+900 s of the MILP, 33.239 ms). ``device_milp`` at 120 s: 33.2566 / 33.215 ms, a 0.125 % gap
+(0.455 % at 60 s without it). Dives are fragile: from other pools of columns the same value gave
+nothing. Found and fixed on the way: the master's duals on the void rows of classes a dive placed
+inflated the Lagrangian bound of the rest (their rows now get zero duals).
 """
 
 from __future__ import annotations
@@ -56,6 +68,7 @@ class _Data:
 
     def __init__(self, instance: DeviceInstance):
         cls, cpu, acc, size, sup = class_data(instance)
+        self.classes = cls
         self.G = len(cls)
         self.cpu, self.acc = np.array(cpu, float), np.array(acc, float)
         self.size, self.sup = np.array(size, float), np.array(sup, bool)
@@ -149,116 +162,490 @@ class _Pricer:
         return (res.objective if res.objective is not None else -math.inf), max(res.bound, 0.0), S
 
 
-def _master(d: _Data, cols: list[np.ndarray], V: float):
-    """The restricted master LP: ``(value, covering duals)``. An artificial column per class (cost
-    ``k + 1``) keeps it feasible before the columns cover every class (a class whose singleton
-    does not fit may still fit with its neighbours); it plays no part in the proof, which is the
-    Lagrangian bound."""
+def _max_memory(d: _Data, V: float) -> float:
+    """An upper bound on the memory of any accelerator set of load ``<= V``: the fractional
+    knapsack of sizes under accelerator time ``<= V`` (a load is at least the compute time)."""
+    ok = d.sup & (d.acc <= V)
+    size, acc = d.size[ok], d.acc[ok]
+    free = acc <= 0
+    total = math.fsum(size[free])
+    size, acc = size[~free], acc[~free]
+    cap = V
+    for j in np.argsort(-(size / acc)):
+        if acc[j] <= cap:
+            cap -= acc[j]
+            total += size[j]
+        else:
+            return total + size[j] * cap / acc[j]
+    return total
+
+
+class _PathDP:
+    """Exact pricing ``max pi(S)`` s.t. ``load(S) <= V`` by dynamic programming along an order of
+    the classes (ours). A tensor is a hyperedge (its producer and consumer classes); at each step
+    the *open* tensors (some member placed, some not) carry a code: all placed members outside
+    ``S`` (0), all inside (1), or both (2: crossing, its seconds already added). For every code
+    tuple the DP keeps the Pareto front of (load, profit) over the classes decided so far, so the
+    optimum is exact (no discretisation). In a topological order ResNet-50's 177 classes keep at
+    most 3 tensors open (27 codes); a pricing is 0.3-0.6 s against 1-4 s for the MILP.
+
+    Used when the order keeps at most :attr:`MAX_OPEN` tensors open and memory cannot bind (the
+    DP has no memory dimension; :func:`_max_memory` decides)."""
+
+    MAX_OPEN = 4
+
+    def __init__(self, d: _Data, V: float, order: list[int]):
+        self.d, self.V, self.G = d, V, d.G
+        self.cap = V * (1 + 1e-9)
+        pos = np.empty(d.G, int)
+        pos[order] = np.arange(d.G)
+        touch: list[list[int]] = [[] for _ in range(d.G)]
+        first, last = [], []
+        for t, (gu, gs, _sec) in enumerate(d.tens):
+            mem = [gu, *gs]
+            first.append(order[min(pos[m] for m in mem)])
+            last.append(order[max(pos[m] for m in mem)])
+            for m in mem:
+                touch[m].append(t)
+        self.sec = np.array([sec for _u, _g, sec in d.tens])
+        self.allowed = d.sup & (d.acc <= V)
+        # per step: the class, the open tensors before it, the tensors it touches (position in the
+        # current list, whether newly opened), and the positions kept after it
+        self.steps = []
+        open_: list[int] = []
+        self.width = 0
+        for g in order:
+            cur = open_ + [t for t in touch[g] if first[t] == g]
+            where = {t: j for j, t in enumerate(cur)}
+            keep = [j for j, t in enumerate(cur) if last[t] != g]
+            self.steps.append((g, len(open_), len(cur), [where[t] for t in touch[g]], keep, self.sec[cur]))
+            open_ = [cur[j] for j in keep]
+            self.width = max(self.width, len(cur))
+
+    @classmethod
+    def build(cls, d: _Data, V: float) -> "_PathDP | None":
+        """The DP pricer for ``d`` at ``V``, or ``None`` where it does not apply (memory could bind,
+        or too many tensors open in a topological order of the class graph)."""
+        import networkx as nx
+
+        if d.cap is not None and _max_memory(d, V) > d.cap:
+            return None
+        g = nx.DiGraph()
+        g.add_nodes_from(range(d.G))
+        g.add_edges_from((gu, gv) for gu, gs, _s in d.tens for gv in gs)
+        try:
+            order = list(nx.topological_sort(g))
+        except nx.NetworkXUnfeasible:
+            order = list(range(d.G))
+        dp = cls(d, V, order)
+        return dp if dp.width <= cls.MAX_OPEN else None
+
+    def price(self, pi: np.ndarray, ncols: int = 1, deadline: float | None = None):
+        """``(max pi(S), columns)``: the exact maximum and up to ``ncols`` sets of the largest
+        profits (all within ``V``); ``(inf, [])`` if ``deadline`` passed first."""
+        acc = self.d.acc
+        states = {(): (np.zeros(1), np.zeros(1))}
+        hist = []
+        for g, nb, ncur, touching, keep, secs in self.steps:
+            if deadline is not None and time.perf_counter() > deadline:
+                return math.inf, []
+            buckets: dict = {}
+            for si, (code, (L, P)) in enumerate(states.items()):
+                for x in ((0, 1) if self.allowed[g] else (0,)):
+                    c = list(code) + [x] * (ncur - nb)
+                    add = acc[g] if x else 0.0
+                    for j in touching:
+                        if j < nb and c[j] != 2 and c[j] != x:
+                            c[j] = 2
+                            add += secs[j]
+                    buckets.setdefault(tuple(c[j] for j in keep), []).append(
+                        (L + add, P + pi[g] if x else P, si, x))
+            new, back = {}, {}
+            for code, parts in buckets.items():
+                L = np.concatenate([q[0] for q in parts])
+                P = np.concatenate([q[1] for q in parts])
+                ps = np.concatenate([np.full(q[0].size, q[2], np.int32) for q in parts])
+                pj = np.concatenate([np.arange(q[0].size, dtype=np.int32) for q in parts])
+                xs = np.concatenate([np.full(q[0].size, q[3], bool) for q in parts])
+                o = np.lexsort((-P, L))
+                o = o[L[o] <= self.cap]
+                if o.size == 0:
+                    continue
+                P_o = P[o]
+                # Pareto front: strictly more profit than every lighter point
+                front = np.r_[True, P_o[1:] > np.maximum.accumulate(P_o)[:-1]]
+                o = o[front]
+                new[code] = (L[o], P[o])
+                back[code] = (ps[o], pj[o], xs[o])
+            hist.append((list(states), back))
+            states = new
+        _L, P = states[()]
+        best = np.argsort(-P)[:max(1, ncols)]
+        return float(P[best[0]]), [self._set(hist, int(j)) for j in best]
+
+    def _set(self, hist, j: int) -> np.ndarray:
+        S = np.zeros(self.G, bool)
+        code = ()
+        for (g, *_rest), (codes, back) in zip(reversed(self.steps), reversed(hist)):
+            ps, pj, xs = back[code]
+            S[g] = xs[j]
+            code, j = codes[ps[j]], int(pj[j])
+        return S
+
+
+class _Master:
+    """The restricted master LP, kept in one HiGHS instance: columns are appended and the simplex
+    restarts from the last basis. Rows: one covering row per class, one CPU-capacity row. An
+    artificial column per class (cost ``k + 1``) keeps it feasible before the columns cover every
+    class (a class whose singleton does not fit may still fit with its neighbours); it plays no
+    part in the proof, which is the Lagrangian bound."""
+
+    def __init__(self, d: _Data, V: float):
+        import highspy
+
+        from splitopt.solvers.exact.highs import new_highs
+
+        self._hs = highspy
+        G = self.G = d.G
+        h = self.h = new_highs(False)
+        inf = highspy.kHighsInf
+        none_i, none_f = np.zeros(0, np.int32), np.zeros(0)
+        h.addRows(G, np.ones(G), np.full(G, inf), 0, none_i, none_i, none_f)
+        h.addRows(1, np.array([-inf]), np.array([float(d.l)]), 0, none_i, none_i, none_f)
+        starts, idx, val = [], [], []
+        for g in range(G):
+            starts.append(len(idx))
+            idx.append(g), val.append(1.0)
+            if d.cpu[g] > 0:
+                idx.append(G), val.append(d.cpu[g] / V)
+        yub = np.where(d.cpu <= V, 1.0, 0.0) if d.l else np.zeros(G)
+        h.addCols(G, np.zeros(G), np.zeros(G), yub, len(idx), np.array(starts, np.int32),
+                  np.array(idx, np.int32), np.array(val))
+        ar = np.arange(G, dtype=np.int32)
+        h.addCols(G, np.full(G, d.k + 1.0), np.zeros(G), np.ones(G), G, ar, ar, np.ones(G))
+
+    def add(self, cols: list[np.ndarray]) -> None:
+        if not cols:
+            return
+        starts, idx = [], []
+        for S in cols:
+            starts.append(len(idx))
+            idx += np.flatnonzero(S).tolist()
+        m = len(cols)
+        self.h.addCols(m, np.ones(m), np.zeros(m), np.full(m, self._hs.kHighsInf), len(idx),
+                       np.array(starts, np.int32), np.array(idx, np.int32), np.ones(len(idx)))
+
+    def restrict(self, fixed: np.ndarray, cols: list[np.ndarray], banned: set[int], yub: np.ndarray) -> None:
+        """Bounds for a dive: the rows of the ``fixed`` classes (placed on an accelerator) drop out,
+        and so do their CPU fractions and every column that meets them or is ``banned``."""
+        h, inf = self.h, self._hs.kHighsInf
+        for g in range(self.G):
+            h.changeRowBounds(g, 0.0 if fixed[g] else 1.0, inf)
+            h.changeColBounds(g, 0.0, 0.0 if fixed[g] else float(yub[g]))
+            h.changeColBounds(self.G + g, 0.0, 0.0 if fixed[g] else 1.0)
+        for j, C in enumerate(cols):
+            h.changeColBounds(2 * self.G + j, 0.0, 0.0 if j in banned or (C & fixed).any() else inf)
+
+    def primal(self) -> np.ndarray:
+        """The column values of the last solve."""
+        return np.asarray(self.h.getSolution().col_value, dtype=float)[2 * self.G:]
+
+    def solve(self):
+        """``(value, covering duals)``: the value is ``inf`` while an artificial column is in use
+        (its fraction, at cost ``k + 1``, could otherwise pass for a cover by ``k`` columns);
+        ``(inf, None)`` if the LP failed."""
+        h = self.h
+        h.run()
+        if h.getModelStatus() != self._hs.HighsModelStatus.kOptimal:
+            return math.inf, None
+        sol = h.getSolution()
+        y = np.asarray(sol.row_dual, dtype=float)[:self.G]
+        art = math.fsum(np.asarray(sol.col_value, dtype=float)[self.G:2 * self.G])
+        z = float(h.getInfo().objective_function_value) if art <= 1e-9 else math.inf
+        return z, np.maximum(y, 0.0)
+
+
+def _restricted_mip(d: _Data, cols: list[np.ndarray], V: float, time_limit: float | None,
+                    fixed: np.ndarray | None = None, k: int | None = None, start=None, start_cpu=None):
+    """Price and branch: the best placement made of the generated columns (each an accelerator's
+    whole class set, so its load is the column's load) and CPU cores (a knapsack each): a set
+    partitioning MILP minimising the largest load, all loads ``<= V``. With ``fixed`` (classes a
+    dive placed) only the other classes are partitioned, by at most ``k`` columns that avoid the
+    fixed ones. Returns ``(device per class (accelerators ``0..k-1``, CPU cores ``k..``; -1 for the
+    fixed classes) or None, HiGHS's status)``. ``start`` (indices of columns) and ``start_cpu``
+    (the CPU core of every class, -1 for none) give HiGHS a placement to start from."""
     from splitopt.solvers.exact.highs import HighsMatrix
 
-    G, nS = d.G, len(cols)
-    rows, cc = [], []
+    G, l = d.G, d.l
+    fixed = np.zeros(G, bool) if fixed is None else fixed
+    k = d.k if k is None else k
+    cols = [S for S in cols if not (S & fixed).any()]
+    nS = len(cols)
+    if nS == 0:
+        return None, "no columns"
+    loads = np.array([d.load(S) for S in cols])
+    cpu_ok = np.flatnonzero((d.cpu <= V) & ~fixed) if l else np.zeros(0, int)
+    n = nS + l * cpu_ok.size + 1  # columns, CPU assignments, T
+    tcol = n - 1
+    rows, cc, vals = [], [], []
     for j, S in enumerate(cols):
         idx = np.flatnonzero(S)
-        rows += idx.tolist()
-        cc += [j] * idx.size
-    vals = [1.0] * len(rows)
-    for g in range(G):
-        rows.append(g), cc.append(nS + g), vals.append(1.0)
-        if d.cpu[g] > 0:
-            rows.append(G), cc.append(nS + g), vals.append(d.cpu[g] / V)
-        rows.append(g), cc.append(nS + G + g), vals.append(1.0)
-    A = sp.csc_matrix((vals, (rows, cc)), shape=(G + 1, nS + 2 * G))
-    yub = np.where(d.cpu <= V, 1.0, 0.0) if d.l else np.zeros(G)
-    hm = HighsMatrix.from_arrays(np.r_[np.ones(nS), np.zeros(G), np.full(G, d.k + 1.0)], A,
-                                 np.r_[np.ones(G), -np.inf], np.r_[np.full(G, np.inf), float(d.l)],
-                                 np.zeros(nS + 2 * G), np.r_[np.full(nS, np.inf), yub, np.ones(G)])
+        rows += idx.tolist() + [G, G + 1 + l + j, G + 1 + l + j]
+        cc += [j] * (idx.size + 2) + [tcol]
+        vals += [1.0] * idx.size + [1.0, loads[j] / V, -1.0]
+    col = nS
+    for c in range(l):
+        for g in cpu_ok:
+            rows += [g, G + 1 + c, G + 1 + l + nS + c]
+            cc += [col, col, col]
+            vals += [1.0, d.cpu[g] / V, d.cpu[g] / V]
+            col += 1
+        rows.append(G + 1 + l + nS + c), cc.append(tcol), vals.append(-1.0)
+    m = G + 1 + l + nS + l
+    A = sp.csc_matrix((vals, (rows, cc)), shape=(m, n))
+    need = np.where(fixed, 0.0, 1.0)
+    lo = np.r_[need, -np.inf, np.full(l, -np.inf), np.full(nS + l, -np.inf)]
+    hi = np.r_[need, float(k), np.ones(l), np.zeros(nS + l)]
+    c = np.zeros(n)
+    c[tcol] = 1.0
+    integer = np.r_[np.ones(n - 1, bool), False]
+    hm = HighsMatrix.from_arrays(c, A, lo, hi, np.zeros(n), np.r_[np.ones(n - 1), 1.0], integer,
+                                 time_limit=time_limit, options={"presolve": "off"})
+    if start is not None:
+        # a MIP start: the placement the columns ``start`` (and CPU cores ``start_cpu``) make
+        x0 = np.zeros(n)
+        x0[list(start)] = 1.0
+        col = nS
+        for c_ in range(l):
+            for g in cpu_ok:
+                x0[col] = float(start_cpu[g] == c_)
+                col += 1
+        x0[tcol] = max([loads[j] / V for j in start] + [math.fsum(d.cpu[start_cpu == c_]) / V for c_ in range(l)])
+        import highspy
+
+        sol = highspy.HighsSolution()
+        sol.col_value = x0.tolist()
+        hm.highs.setSolution(sol)
     res = hm.solve()
-    if res.status != "optimal" or res.y is None:
-        return math.inf, None
-    return res.objective, np.maximum(res.y[:G], 0.0)
+    if res.x is None:
+        return None, res.status
+    x = res.x > 0.5
+    place = np.full(G, -1)
+    chosen = [cols[j].copy() for j in np.flatnonzero(x[:nS])]
+    col = nS
+    on_cpu = np.zeros(G, bool)
+    for c_ in range(l):
+        for g in cpu_ok:
+            on_cpu[g] |= bool(x[col])
+            col += 1
+    for dev, S in enumerate(chosen):
+        place[S] = dev
+    col = nS
+    for c_ in range(l):
+        for g in cpu_ok:
+            if x[col]:
+                place[g] = d.k + c_
+            col += 1
+    return (None, "incomplete") if (place[~fixed] < 0).any() else (place, res.status)
+
+
+class _ColGen:
+    """Column generation for the configuration LP at ``V`` (module docstring): the master, the
+    pricer (:class:`_PathDP` where it applies, else the MILP of :class:`_Pricer`), the columns, and
+    the classes a dive has placed (:meth:`fix`)."""
+
+    def __init__(self, d: _Data, V: float, columns=None, alpha: float = 0.8, ncols: int = 40,
+                 pricing_limit: float = 10.0):
+        self.d, self.V, self.alpha, self.ncols, self.pricing_limit = d, V, alpha, ncols, pricing_limit
+        self.cols = [S for S in (columns or []) if d.fits(S, V)]
+        self.have = {S.tobytes() for S in self.cols}
+        for g in range(d.G):
+            S = np.zeros(d.G, bool)
+            S[g] = True
+            if S.tobytes() not in self.have and d.fits(S, V):
+                self.cols.append(S)
+                self.have.add(S.tobytes())
+        self.dp = _PathDP.build(d, V)
+        self.pricer = _Pricer(d, V) if self.dp is None else None
+        self.master = _Master(d, V)
+        self.master.add(self.cols)
+        self.fixed = np.zeros(d.G, bool)
+
+    def price(self, point: np.ndarray, deadline: float | None):
+        """``(upper bound on max point(S) over the columns, the new columns)``."""
+        d = self.d
+        left = None if deadline is None else deadline - time.perf_counter()
+        if self.dp is not None:
+            ub, sets = self.dp.price(point, self.ncols, deadline)
+            ub *= 1 + 1e-12  # the profits' rounding
+            sets = [S for S in sets if point[S].sum() > 1 + 1e-9]
+        else:
+            lim = self.pricing_limit if left is None else min(self.pricing_limit, max(left, 0.1))
+            val, ub, S = self.pricer.price(point, lim)
+            sets = [] if S is None or val <= 1 + 1e-9 else [S]
+        fresh = []
+        for S in sets:
+            # a column within the solver's tolerance of V is kept: columns only steer the duals,
+            # the proof is the Lagrangian bound, whatever the columns
+            if S.tobytes() not in self.have and d.fits(S, self.V * (1 + 1e-6)):
+                self.have.add(S.tobytes())
+                fresh.append(S)
+        self.cols.extend(fresh)
+        self.master.add(fresh)
+        return ub, fresh
+
+    def lagrangian(self, pi: np.ndarray, u: float) -> float:
+        q = pi / max(u, 1.0)
+        return math.fsum(q) - self.d.cpu_take(q, self.V)
+
+    def run(self, k: int, deadline: float | None):
+        """``(verdict, Lagrangian bound)`` for covering the unplaced classes with ``k`` columns."""
+        centre = np.where(self.d.sup & ~self.fixed, self.d.acc, 0.0) / self.V
+        u0, _new = self.price(centre, deadline)
+        best = self.lagrangian(centre, u0)
+        while True:
+            if best > k * (1 + 1e-9):
+                return "proven", best
+            if deadline is not None and time.perf_counter() >= deadline:
+                return "time_limit", best
+            z, pi = self.master.solve()
+            if pi is None:
+                return "time_limit", best  # the master LP failed: no verdict
+            # the rows of placed classes are void: whatever duals the LP gives them, the pricing
+            # cannot take those classes, so they must not count in the bound
+            pi[self.fixed] = 0.0
+            if z <= k * (1 + 1e-9):
+                return "no", best
+            point = self.alpha * centre + (1 - self.alpha) * pi
+            ub, new = self.price(point, deadline)
+            L = self.lagrangian(point, ub)
+            if L > best:
+                best, centre = L, point
+            if new or best > k * (1 + 1e-9):
+                continue
+            # mis-price at the smoothed point: price the master's own duals
+            centre = pi
+            ub, new = self.price(pi, deadline)
+            best = max(best, self.lagrangian(pi, ub))
+            if not new and best <= k * (1 + 1e-9):
+                # no column and no proof: the LP is at (numerically) k, or the pricing stopped early
+                return ("no" if ub <= 1 + 1e-9 else "time_limit"), best
+
+    def _restrict(self, fixed: np.ndarray, banned: set[int]) -> None:
+        self.fixed = fixed.copy()
+        d = self.d
+        self.master.restrict(fixed, self.cols, banned, np.where(d.cpu <= self.V, 1.0, 0.0) if d.l else np.zeros(d.G))
+        self.dp.allowed = self.allowed0 & ~fixed
+
+    def dive(self, deadline: float | None, tries: int = 3):
+        """Price and dive (a heuristic): solve the LP over the classes not yet placed; if the columns
+        so far partition them (:func:`_restricted_mip`), done; else place the column of the largest
+        LP value, drop its classes and one accelerator, and repeat. A placed column after which the
+        LP proves the rest infeasible is taken back and banned (``tries`` times in all). Returns
+        the device of every class (accelerators ``0..k-1``, CPU cores ``k..``) or ``None``. Needs
+        the DP pricer."""
+        d = self.d
+        if self.dp is None:
+            return None
+        self.allowed0 = self.dp.allowed.copy()
+        chosen: list[int] = []
+        banned: set[int] = set()
+        fails = 0
+        try:
+            while len(chosen) < d.k:
+                dev = len(chosen)
+                verdict, _L = self.run(d.k - dev, deadline)
+                if verdict == "time_limit":
+                    return None
+                if verdict == "proven":  # the last column placed leaves an infeasible rest
+                    if dev == 0 or fails >= tries:
+                        return None
+                    fails += 1
+                    banned.add(chosen.pop())
+                    self._restrict(np.any([self.cols[j] for j in chosen], axis=0) if chosen
+                                   else np.zeros(d.G, bool), banned)
+                    continue
+                left = None if deadline is None else max(deadline - time.perf_counter(), 0.1)
+                rest, _st = _restricted_mip(d, self.cols, self.V, left, fixed=self.fixed, k=d.k - dev)
+                if rest is not None:
+                    place = np.full(d.G, -1)
+                    for dev_, j in enumerate(chosen):
+                        place[self.cols[j]] = dev_
+                    for g in np.flatnonzero(~self.fixed):
+                        place[g] = rest[g] + dev if rest[g] < d.k else rest[g]
+                    return place
+                lam = self.master.primal()
+                j = int(np.argmax(lam))
+                if lam[j] <= 1e-9:
+                    return None
+                chosen.append(j)
+                self._restrict(self.fixed | self.cols[j], banned)
+            return None
+        finally:
+            self.dp.allowed = self.allowed0
 
 
 def prove_above(instance: DeviceInstance, V: float, *, time_limit: float | None = None,
-                columns: list[np.ndarray] | None = None, alpha: float = 0.7, pricing_limit: float = 10.0):
+                columns: list[np.ndarray] | None = None, alpha: float = 0.8, pricing_limit: float = 10.0,
+                ncols: int = 40):
     """Try to prove that no placement has value ``<= V``. Returns ``(verdict, lagrangian, columns)``
     with verdict ``"proven"`` (the Lagrangian bound exceeds ``k``), ``"no"`` (the LP reaches ``k``
-    or less: ``V`` cannot be proven this way) or ``"time_limit"``; ``columns`` (the sets generated,
-    feasible at ``V``) can seed a call with a smaller ``V``."""
-    d = _Data(instance)
+    or less: ``V`` cannot be proven this way) or ``"time_limit"``; ``columns`` (every set
+    generated, all feasible at ``V``) can seed a call with another ``V`` (those that fit are kept).
+
+    Pricing by :class:`_PathDP` where it applies (up to ``ncols`` columns per round), else by the
+    MILP of :class:`_Pricer` (one). The smoothing centre starts at duals proportional to the
+    accelerator time (``pi_g = acc_g / V``: their Lagrangian bound is the work bound), which on
+    ResNet-50 halves the rounds."""
+    cg = _ColGen(_Data(instance), V, columns, alpha, ncols, pricing_limit)
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
-    k = d.k
-    cols = [S for S in (columns or []) if d.fits(S, V)]
-    have = {S.tobytes() for S in cols}
-    for g in range(d.G):
-        S = np.zeros(d.G, bool)
-        S[g] = True
-        if S.tobytes() not in have and d.fits(S, V):
-            cols.append(S)
-    pricer = _Pricer(d, V)
-    best, centre = -math.inf, None
+    verdict, best = cg.run(cg.d.k, deadline)
+    return verdict, best, cg.cols
 
-    def add(S, val) -> bool:
-        # a column within the solver's tolerance of V is kept: columns only steer the duals, the
-        # proof is the Lagrangian bound, whatever the columns
-        if S is None or val <= 1 + 1e-9 or S.tobytes() in have or not d.fits(S, V * (1 + 1e-6)):
-            return False
-        cols.append(S)
-        have.add(S.tobytes())
-        return True
 
-    def lagr(pi, u):
-        q = pi / max(u, 1.0)
-        return math.fsum(q) - d.cpu_take(q, V)
+def _sets_of(instance: DeviceInstance, d: _Data, assignment):
+    """The class sets of the accelerators a placement uses, and the CPU core of every class (-1
+    where on an accelerator)."""
+    from splitopt.models.throughput_device import device_indices
 
-    while True:
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
-            return "time_limit", best, cols
-        z, pi = _master(d, cols, V)
-        if pi is None:
-            return "time_limit", best, cols  # the master LP failed: no verdict
-        if z <= k * (1 + 1e-9):
-            return "no", best, cols
-        point = pi if centre is None else alpha * centre + (1 - alpha) * pi
-        val, ub, S = pricer.price(point, pricing_limit if left is None else min(pricing_limit, left))
-        L = lagr(point, ub)
-        if L > best:
-            best, centre = L, point.copy()
-        if best > k * (1 + 1e-9):
-            return "proven", best, cols
-        if add(S, val):
-            continue
-        # mis-price at the smoothed point: price the master's own duals
-        centre = pi.copy()
-        val, ub, S = pricer.price(pi, pricing_limit if left is None else min(pricing_limit, max(left, 0.1)))
-        best = max(best, lagr(pi, ub))
-        if best > k * (1 + 1e-9):
-            return "proven", best, cols
-        if add(S, val):
-            continue
-        # no new column and no proof: the LP is at (numerically) k, or the pricing stopped early
-        return ("no" if ub <= 1 + 1e-9 else "time_limit"), best, cols
+    p = device_indices(instance, assignment)
+    dev = np.array([p[m[0]] for m in d.classes])
+    sets = [dev == j for j in range(d.k) if (dev == j).any()]
+    return sets, np.where(dev >= d.k, dev - d.k, -1)
+
+
+def _placement(instance: DeviceInstance, d: _Data, place: np.ndarray) -> list[str]:
+    names = [""] * instance.n_nodes
+    for g, members in enumerate(d.classes):
+        for i in members:
+            names[i] = instance.devices[int(place[g])]
+    return names
 
 
 def relaxation(instance: DeviceInstance, time_limit: float | None = None, target_gap: float = 1e-3,
-               incumbent=None, steps: int = 6) -> AlgoResult:
-    """The configuration-LP bound (module docstring): the largest ``V`` proven, by bisection between
-    the combinatorial bound and the incumbent's value, first at ``(1 - target_gap)`` times the
-    incumbent (a third of ``time_limit``), then half of the remaining time per value, moving down
-    after a value is refuted or undecided and up after it is proven. ``incumbent``: a placement
-    (default: the device MILP's incumbent phase then, for ``convex``/``none``, the device LNS, up
-    to 0.4 of ``time_limit`` together). The assignment returned is the incumbent; ``bound`` the
-    proven value (one part in 1e9 below ``V``, for the solvers' tolerances)."""
+               incumbent=None, steps: int = 20, first_step: float = 3e-3) -> AlgoResult:
+    """The configuration-LP bound with price-and-branch incumbents (module docstring).
+
+    From an incumbent of value ``U``: try to prove ``V = (1 - target_gap) U``. Where the LP reaches
+    ``k`` at ``V`` ("no"), the columns generated so far (each an accelerator's load ``<= U``) go to
+    :func:`_restricted_mip`; a better placement found there lowers ``U`` and the target with it
+    (ResNet-50 non-contiguous: 33.26 -> 33.22 ms, better than 900 s of the MILP). Otherwise the
+    bound is sought lower, by bisection between the proven value and the refuted one. ``incumbent``:
+    a placement (default: :func:`~splitopt.solvers.throughput.device_lns.solve`, or the MILP's
+    incumbent phase for ``chain``, with 0.2 of ``time_limit``). Each value gets the time left, less a
+    fifth (at most 10 s) kept for the restricted MILP. Returns the best placement (evaluated) and
+    ``bound`` the largest value proven (one part in 1e9 below it, for the solvers' tolerances)."""
+    from splitopt.errors import InfeasibleSolution
     from splitopt.models.throughput_device import evaluate
     from splitopt.solvers.throughput.device_milp import _incumbent, combinatorial_bound
 
     if instance.n_accelerators == 0:
         raise InstanceError("n_accelerators", "is 0: the configuration LP bounds accelerator sets")
     t0 = time.perf_counter()
+    d = _Data(instance)
     lb, _lbs = combinatorial_bound(instance)
     if incumbent is None:
-        share = None if time_limit is None else 0.4 * time_limit
+        share = None if time_limit is None else 0.2 * time_limit
         if instance.contiguity != "chain":
             from splitopt.solvers.throughput import device_lns
 
@@ -267,38 +654,87 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
             incumbent = _incumbent(instance, share)[0]
         if incumbent is None:
             raise InstanceError("instance", "no feasible placement found to bound against")
-        ub = evaluate(instance, incumbent)[0]
-    else:
-        ub = evaluate(instance, incumbent)[0]
+    ub = evaluate(instance, incumbent)[0]
+    source = "incumbent"
+
+    # a margin for what follows the last decision (building a master, scoring, returning)
+    budget = None if time_limit is None else time_limit - min(1.0, 0.02 * time_limit)
 
     def left():
-        return None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        return None if budget is None else budget - (time.perf_counter() - t0)
 
-    proven = lb
-    tried = []
+    proven, lo, hi = lb, lb, ub
+    tried: list[dict] = []
     cols: list[np.ndarray] = []
-    lo, hi = lb, ub
-    V = max(lb, ub * (1 - target_gap))
-    for step in range(max(1, steps)):
+    def aim(u):  # the value that meets the target gap once proven (the proof is 1e-9 below it)
+        return u * (1 - target_gap) * (1 + 2e-9)
+
+    # first aim below the target, where the LP is tight enough for a dive to find placements
+    # (from a poor incumbent, 0.1 % below it is a value the LP cannot prove nor a dive reach)
+    V = max(lb, ub * (1 - max(target_gap, first_step)))
+    def score(place):
+        if place is None:
+            return math.inf, None
+        p = _placement(instance, d, place)
+        try:
+            return evaluate(instance, p)[0], p
+        except InfeasibleSolution:  # not contiguous as the instance asks
+            return math.inf, None
+
+    def nxt():
+        # the target if no value at or below it was refuted, else halfway between the proven
+        # and the refuted values (placements are found near the LP's threshold, where it is tight)
+        return aim(ub) if aim(ub) < hi else 0.5 * (lo + hi)
+
+    for _step in range(max(1, steps)):
         rest = left()
-        if V <= proven or (rest is not None and rest <= 0):
+        if V <= proven or hi - lo <= 1e-6 * hi or (rest is not None and rest <= 0):
             break
-        # a third of the time for the target, then half of what is left per value: a value the LP
-        # cannot decide in its share does not starve the easier, lower ones
-        share = None if rest is None else rest / (3.0 if step == 0 else 2.0 if step + 1 < steps else 1.0)
-        verdict, L, cols = prove_above(instance, V, time_limit=share, columns=cols)
-        tried.append((V, verdict, L))
+        deadline = None if rest is None else time.perf_counter() + rest - min(10.0, 0.2 * rest)
+        cg = _ColGen(d, V, cols)
+        verdict, L = cg.run(d.k, deadline)
+        cols = list(cg.cols)
+        tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols),
+                      "seconds": round(time.perf_counter() - t0, 2)})
         if verdict == "proven":
             proven = lo = V
-            if V >= ub * (1 - target_gap) * (1 - 1e-12):
+            if V >= aim(ub) * (1 - 1e-12):
                 break
-        else:  # "no", or undecided in its share: look lower
-            hi = V
-        V = 0.5 * (lo + hi)
+            V = nxt()
+            continue
+        if verdict == "no":
+            # the LP reaches k at V: look for placements in it (a dive, then the best partition of
+            # the columns with the incumbent's own sets, which always has a solution)
+            v, a = math.inf, None
+            if L >= d.k * (1 - 2e-3):
+                # a dive pays only where the LP is tight (ResNet-50: at 0.5 % of slack every column
+                # the dive placed left an infeasible rest; at 0.1 % it found 33.224 ms)
+                rest = left()
+                dive_end = None if rest is None else time.perf_counter() + min(20.0, 0.5 * rest)
+                v, a = score(cg.dive(dive_end))
+                cols = list(cg.cols)
+                tried[-1]["dive"] = v
+            rest = left()
+            fit = [S for S in cols if d.fits(S, ub)]
+            own, own_cpu = _sets_of(instance, d, incumbent)
+            place, st = _restricted_mip(d, fit + own, ub, None if rest is None else min(5.0, max(rest, 0.1)),
+                                        start=range(len(fit), len(fit) + len(own)), start_cpu=own_cpu)
+            pv, p = score(place)
+            tried[-1]["restricted_mip"] = pv
+            tried[-1]["restricted_mip_status"] = st
+            if pv < v:
+                v, a = pv, p
+            if v < ub:
+                incumbent, ub, source = a, v, "dive" if v == tried[-1].get("dive") else "restricted_mip"
+                hi = min(hi, ub)
+                V = nxt()
+                continue
+        hi = V  # refuted or undecided: look lower, by halves but at most 0.3 % at a time (each
+        # value costs about as much to decide; the LP bound is usually close below the optimum)
+        V = max(0.5 * (lo + hi), hi * (1 - 3e-3))
     bound = min(proven * (1 - 1e-9) if proven > lb else lb, ub)
     return AlgoResult(list(incumbent), status="ok", bound=bound,
-                      info={"tried": [{"V": v, "verdict": s, "lagrangian": x} for v, s, x in tried],
-                            "combinatorial": lb, "incumbent": ub})
+                      info={"tried": tried, "combinatorial": lb, "incumbent": ub, "solution_from": source})
 
 
 __all__ = ["prove_above", "relaxation"]

@@ -52,6 +52,21 @@ def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
     return best, best_v
 
 
+COLGEN_FROM = 90.0
+"""Time limits (seconds) from which :func:`solve` spends the time after the MILP on the configuration
+LP of :mod:`.device_colgen` (where its DP pricing applies) rather than on the LNS alone."""
+
+
+def _colgen_applies(instance: DeviceInstance, value: float) -> bool:
+    """Whether the configuration LP of :mod:`.device_colgen` is priced by its DP here (non-contiguous
+    placements, accelerators, few tensors open along a topological order, memory not binding)."""
+    from splitopt.solvers.throughput.device_colgen import _Data, _PathDP
+
+    if instance.contiguity != "none" or instance.n_accelerators == 0 or not math.isfinite(value):
+        return False
+    return _PathDP.build(_Data(instance), value) is not None
+
+
 def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | None = None,
           mip_gap: float | None = None, symmetry: bool | None = None, use_incumbent: bool = True) -> AlgoResult:
     """The device MILP (:func:`~splitopt.models.throughput_device.build_milp`) through ``solver``,
@@ -86,9 +101,12 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     # takes at most a fifth), and for convex/none 0.6 of it, keeping the rest for the LNS polish
     # below when the solver stops short of a proof
     polish = instance.contiguity != "chain" and inc is not None
+    # the configuration LP needs about a minute on ResNet-50 (three values at 15-20 s each)
+    colgen = polish and time_limit is not None and time_limit >= COLGEN_FROM and _colgen_applies(instance, inc_val)
     left = None
     if time_limit is not None:
-        left = max(time_limit - (time.perf_counter() - t0), 0.2 * time_limit) * (0.6 if polish else 1.0)
+        left = max(time_limit - (time.perf_counter() - t0), 0.2 * time_limit) * (
+            0.15 if colgen else 0.6 if polish else 1.0)
     res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap)
     unit = model._unit
     bound = None if res.bound is None else res.bound * unit
@@ -113,7 +131,27 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
                            + (f": {res.message}" if res.message else ""), status=res.status)
     val, a, src = min(cand, key=lambda c: c[0])
     rest = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-    if polish and res.status in ("time_limit", "feasible") and rest is not None and rest > 0 \
+    if colgen and res.status in ("time_limit", "feasible") and rest > 0 and val > lb * (1 + 1e-12):
+        # the LNS for a better incumbent (a fifth of what is left), then the configuration LP
+        # (column generation, DP pricing) for the bound, with dives and a restricted master MILP
+        # for placements (device_colgen.relaxation)
+        from splitopt.solvers.throughput import device_colgen
+        from splitopt.solvers.throughput.device_lns import lns
+
+        la = lns(instance, a, time_limit=0.2 * rest).assignment
+        lv = evaluate(instance, la)[0]
+        if lv < val:
+            val, a, src = lv, la, "lns"
+        rest = time_limit - (time.perf_counter() - t0)
+        r = device_colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-4, incumbent=a)
+        cv = evaluate(instance, r.assignment)[0]
+        if cv < val:
+            val, a, src = cv, r.assignment, r.info["solution_from"]
+        if r.bound is not None and (bound is None or r.bound > bound):
+            bound = r.bound
+            info["bound_from"] = "device_colgen"
+        info["colgen"] = r.info["tried"]
+    elif polish and res.status in ("time_limit", "feasible") and rest is not None and rest > 0 \
             and val > lb * (1 + 1e-12):
         # the exact pair/triple re-placement (device_lns) from the best placement: ResNet-50
         # non-contiguous 33.36 ms -> 33.26 ms; HiGHS capped at 33.36 ms found nothing better in 900 s
@@ -139,8 +177,8 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     else:
         bound = lb if bound is None else max(bound, lb)
     bound = min(bound, val)
-    if src == "lns" and status != "optimal" and val - bound <= (mip_gap or 0.0) * val + 1e-12 * val:
-        status = "optimal"  # the polished placement meets the solver's proven bound (within mip_gap)
+    if src != "milp" and status != "optimal" and val - bound <= (mip_gap or 0.0) * val + 1e-12 * val:
+        status = "optimal"  # the polished placement meets the proven bound (within mip_gap)
     return AlgoResult(a, status=status, bound=bound, info=info)
 
 
