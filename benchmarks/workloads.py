@@ -11,11 +11,13 @@ For every workload (max-load objective):
   (the solver, or the combinatorial work / pigeonhole / isolation bound); then, side by side on the
   same solver, ours and the peer's IP as published (``device_peer_ip``): time to a solution proven
   within 0.1 % (``mip_gap=1e-3``: the issue's target for non-contiguous), convex and non-contiguous;
+* where 60 s leave more than 0.1 %, ours and the peer's IP again with ``--long`` seconds (default
+  120; from 90 s on ours adds the configuration LP of ``device_colgen`` for non-contiguous);
 * baselines scored by our evaluator, gap to the best proven value of the same contiguity: the
   linearised DP (PipeDream-style), the local search (10 restarts; non-contiguous), the expert split
   (where shipped).
 
-Run: ``.venv/bin/python benchmarks/workloads.py [--time-limit 60] [--repeat 5]``. Never part of
+Run: ``.venv/bin/python benchmarks/workloads.py [--time-limit 60] [--repeat 5] [--long 120]``. Never part of
 the tests.
 """
 

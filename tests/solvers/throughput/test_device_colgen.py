@@ -166,3 +166,29 @@ def test_price_and_branch_bound_and_placement(seed):
     r = solve(inst, "device_colgen", time_limit=20)
     v = evaluate(inst, r.assignment)[0]
     assert r.bound <= opt * (1 + 1e-9) <= v * (1 + 1e-9)
+
+
+def test_device_milp_with_the_configuration_lp_phase(monkeypatch):
+    # the phase device_milp adds from 90 s on, forced at a 5 s limit with the MILP cut to 0.01 s so
+    # that it stops short: the bound never above the exact optimum (device_milp without a limit,
+    # computed first), the placement scored by the evaluator, "optimal" only within the gap
+    from splitopt.models.throughput_device import evaluate
+    from splitopt.solvers import exact
+    from splitopt.solvers.throughput import device_colgen, device_milp
+
+    cases = [generate(seed, n_nodes=14, n_accelerators=4, n_cpus=1, skips=4, memory=False) for seed in range(3)]
+    opts = [solve(inst, "device_milp").objective for inst in cases]
+    calls = []
+    real_relax, real_solve = device_colgen.relaxation, exact.solve
+    monkeypatch.setattr(device_colgen, "relaxation", lambda *a, **kw: calls.append(1) or real_relax(*a, **kw))
+    monkeypatch.setattr(exact, "solve", lambda model, solver, time_limit=None, **kw:
+                        real_solve(model, solver, time_limit=0.01, **kw))
+    monkeypatch.setattr(device_milp, "COLGEN_FROM", 0.0)
+    for inst, opt in zip(cases, opts):
+        r = solve(inst, "device_milp", time_limit=5, mip_gap=1e-3)
+        v = evaluate(inst, r.assignment)[0]
+        assert math.isclose(v, r.objective, rel_tol=1e-12)
+        assert r.bound <= opt * (1 + 1e-9) <= v * (1 + 1e-9)
+        if r.status == "optimal":
+            assert v - r.bound <= 1e-3 * v * (1 + 1e-9)
+    assert calls  # the solver stopped short somewhere and the phase ran
