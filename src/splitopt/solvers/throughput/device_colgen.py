@@ -681,6 +681,8 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
         except InfeasibleSolution:  # not contiguous as the instance asks
             return math.inf, None
 
+    step = first_step
+
     def nxt():
         # the target if no value at or below it was refuted, else halfway between the proven
         # and the refuted values (placements are found near the LP's threshold, where it is tight)
@@ -697,6 +699,7 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
         tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols),
                       "seconds": round(time.perf_counter() - t0, 2)})
         if verdict == "proven":
+            step = first_step
             proven = lo = V
             if V >= aim(ub) * (1 - 1e-12):
                 break
@@ -726,12 +729,15 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
                 v, a = pv, p
             if v < ub:
                 incumbent, ub, source = a, v, "dive" if v == tried[-1].get("dive") else "restricted_mip"
+                step = first_step
                 hi = min(hi, ub)
                 V = nxt()
                 continue
-        hi = V  # refuted or undecided: look lower, by halves but at most 0.3 % at a time (each
-        # value costs about as much to decide; the LP bound is usually close below the optimum)
-        V = max(0.5 * (lo + hi), hi * (1 - 3e-3))
+        hi = V  # refuted or undecided: look lower, by halves but at most `step` at a time (each
+        # value costs about as much to decide; the LP bound is usually close below the optimum),
+        # the step doubling while values are refuted in a row
+        V = max(0.5 * (lo + hi), hi * (1 - step))
+        step *= 2
     bound = min(proven * (1 - 1e-9) if proven > lb else lb, ub)
     return AlgoResult(list(incumbent), status="ok", bound=bound,
                       info={"tried": tried, "combinatorial": lb, "incumbent": ub, "solution_from": source})

@@ -58,11 +58,13 @@ LP of :mod:`.device_colgen` (where its DP pricing applies) rather than on the LN
 
 
 def _colgen_applies(instance: DeviceInstance, value: float) -> bool:
-    """Whether the configuration LP of :mod:`.device_colgen` is priced by its DP here (non-contiguous
-    placements, accelerators, few tensors open along a topological order, memory not binding)."""
+    """Whether the configuration LP of :mod:`.device_colgen` is priced by its DP here (accelerators,
+    few tensors open along a topological order, memory not binding). For ``convex`` contiguity its
+    bound is that of the non-contiguous problem (a relaxation) and its placements count only where
+    the evaluator finds them convex; ``chain`` has the exact ideal branch and bound."""
     from splitopt.solvers.throughput.device_colgen import _Data, _PathDP
 
-    if instance.contiguity != "none" or instance.n_accelerators == 0 or not math.isfinite(value):
+    if instance.contiguity == "chain" or instance.n_accelerators == 0 or not math.isfinite(value):
         return False
     return _PathDP.build(_Data(instance), value) is not None
 
