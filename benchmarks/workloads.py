@@ -124,7 +124,8 @@ def main(argv=None):
         print(f"\n## Longer limit ({args.long:g} s) where 60 s leave more than 0.1 %: ours and the peer's IP\n")
         print("From 90 s on, `device_milp` spends the time after the MILP (0.15 of it) on the LNS and the "
               "configuration LP of `device_colgen` (column generation with DP pricing; dives and a restricted "
-              "master MILP for placements) where its DP pricing applies (non-contiguous).\n")
+              "master MILP for placements) where its DP pricing applies (non-contiguous, and convex, for which "
+              "the non-contiguous LP is a relaxation and placements count only if convex).\n")
         print("| workload | contiguity | ours: status | value (ms) | bound (ms) | gap | time | "
               "peer IP: status | value (ms) | gap | time |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
