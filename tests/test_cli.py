@@ -490,3 +490,33 @@ def test_solve_overrides_replace_only_the_fields_given(tmp_path, capsys):
     other = "revisit" if pipe.placement != "revisit" else "distinct"
     got = fam.override(pipe, argparse.Namespace(placement=other, bottleneck=None))
     assert (got.placement, got.bottleneck) == (other, pipe.bottleneck)
+
+
+def test_help_shows_each_real_default_once_and_no_empty_ones():
+    # every command's options: "(default: X)" is appended exactly where the default says something
+    # (not None, not False) and the help text does not already name it
+    import argparse
+
+    from splitopt.cli import build_parser
+
+    def parsers(p):
+        yield p
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for sub in a.choices.values():
+                    yield from parsers(sub)
+
+    appended = named = 0
+    for p in parsers(build_parser()):
+        fmt, plain = p._get_formatter(), argparse.HelpFormatter(p.prog)
+        for a in p._actions:
+            if not a.option_strings or a.help in (None, argparse.SUPPRESS) or a.default is argparse.SUPPRESS:
+                continue
+            final, base = fmt._expand_help(a), plain._expand_help(a)
+            if a.default in (None, False) or "default" in a.help.replace("%(default)s", "").lower():
+                assert final == base, (p.prog, a.dest, final)
+                named += "default" in a.help.lower()
+            else:
+                assert final == f"{base} (default: {a.default})", (p.prog, a.dest, final)
+                appended += 1
+    assert appended and named

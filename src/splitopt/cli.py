@@ -597,9 +597,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Appends ``(default: X)`` where it says something: not for ``None``/``False`` defaults (an
+    unset option, an off flag) nor where the help text already names its default."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default in (None, False) or "default" in text.lower():
+            return text
+        return super()._get_help_string(action)
+
+
 def _show_defaults(parser) -> None:
-    """Every command's help shows each option's default."""
-    parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
+    """Every command's help shows each option's default (where it has one worth showing)."""
+    parser.formatter_class = _DefaultsFormatter
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
