@@ -687,6 +687,7 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
             return math.inf, None
 
     step = first_step
+    proven_cols: list[np.ndarray] = []
 
     def nxt():
         # the target if no value at or below it was refuted, else halfway between the proven
@@ -706,6 +707,7 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
         if verdict == "proven":
             step = first_step
             proven = lo = V
+            proven_cols = list(cols)
             if V >= aim(ub) * (1 - 1e-12):
                 break
             V = nxt()
@@ -718,9 +720,15 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
                 # a dive pays only where the LP is tight (ResNet-50: at 0.5 % of slack every column
                 # the dive placed left an infeasible rest; at 0.1 % it found 33.224 ms)
                 rest = left()
-                dive_end = None if rest is None else time.perf_counter() + min(20.0, 0.5 * rest)
+                dive_end = None if rest is None else time.perf_counter() + min(30.0, 0.5 * rest)
                 v, a = score(cg.dive(dive_end))
                 cols = list(cg.cols)
+                if a is None and proven_cols and (rest is None or left() > 0.4 * rest):
+                    # again from the columns of the last proven value (a fresh LP state: from
+                    # there dives at three values near ResNet-50's threshold all succeeded)
+                    again = _ColGen(d, V, proven_cols)
+                    if again.run(d.k, dive_end)[0] == "no":
+                        v, a = score(again.dive(dive_end))
                 tried[-1]["dive"] = v
             rest = left()
             fit = [S for S in cols if d.fits(S, ub)]
