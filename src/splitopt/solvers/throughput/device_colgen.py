@@ -42,9 +42,10 @@ aiming at ``(1 - target_gap)`` times the incumbent.
 Measured (2026-11-23, 2-core EPYC, HiGHS 1.16), ResNet-50 non-contiguous (177 classes): the LP
 proves 33.20 ms in 23-30 s from scratch and decides no value above about 33.215-33.219 ms (it is
 at ``k`` there: the LP bound); a dive at 33.229 ms found a 33.2245 ms placement (better than
-900 s of the MILP, 33.239 ms). ``device_milp`` at 120 s: 33.2566 / 33.215 ms, a 0.125 % gap
-(0.455 % at 60 s without it). Dives are fragile: from other pools of columns the same value gave
-nothing. Found and fixed on the way: the master's duals on the void rows of classes a dive placed
+900 s of the MILP, 33.239 ms). Dives are fragile (from other pools of columns the same value gave
+nothing); retried once from the columns of the last proven value, ``device_milp`` with a 120 s
+limit proves 0.1 % in 104 s (33.2245 / 33.1912 ms; 0.150 % without the retry, 0.455 % at 60 s
+without the phase). Found and fixed on the way: the master's duals on the void rows of classes a dive placed
 inflated the Lagrangian bound of the rest (their rows now get zero duals).
 """
 

@@ -80,8 +80,8 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     From a :data:`COLGEN_FROM` (90 s) limit on, for ``none`` contiguity where the DP pricing of
     :mod:`.device_colgen` applies, the solver gets 0.15 of the time, the LNS a fifth of the rest,
     and the configuration LP (:func:`~splitopt.solvers.throughput.device_colgen.relaxation`) the
-    remainder, for a bound that sees communication and price-and-branch placements (ResNet-50 at
-    120 s: 0.125-0.15 %, bound 33.207-33.215 ms against the solver's 33.10 ms).
+    remainder, for a bound that sees communication and price-and-branch placements (ResNet-50 with a
+    120 s limit: within 0.1 % in 104 s, 33.2245 / 33.1912 ms; the solver's bound is 33.10 ms).
 
     ``symmetry``: our symmetry-breaking rows (``True``), none (``False``), or ``None`` (default):
     ours for ``chain`` and ``convex``, none for ``none`` contiguity, where HiGHS's own symmetry
