@@ -96,18 +96,23 @@ class _Data:
         """``max pi y`` over ``0 <= y_g <= [cpu_g <= V]``, ``sum cpu_g y_g <= l V`` (greedy = exact)."""
         if self.l == 0:
             return 0.0
-        cap = self.l * V
-        take = 0.0
-        ok = [g for g in range(self.G) if pi[g] > 0 and self.cpu[g] <= V]
-        for g in sorted(ok, key=lambda g: -(pi[g] / self.cpu[g]) if self.cpu[g] > 0 else -math.inf):
-            c = self.cpu[g]
-            if c <= cap:
-                cap -= c
-                take += pi[g]
-            else:
-                take += pi[g] * cap / c
-                break
-        return take
+        ok = (pi > 0) & (self.cpu <= V)
+        return _fractional_knapsack(pi[ok], self.cpu[ok], self.l * V)
+
+
+def _fractional_knapsack(value: np.ndarray, weight: np.ndarray, cap: float) -> float:
+    """``max sum value_i x_i`` over ``0 <= x <= 1``, ``sum weight_i x_i <= cap`` (``value, weight >=
+    0``): the items of zero weight, then by value per weight (greedy = exact)."""
+    free = weight <= 0
+    total = math.fsum(value[free])
+    value, weight = value[~free], weight[~free]
+    for j in np.argsort(-(value / weight), kind="stable"):
+        if weight[j] <= cap:
+            cap -= weight[j]
+            total += value[j]
+        else:
+            return total + value[j] * cap / weight[j]
+    return total
 
 
 class _Pricer:
@@ -167,18 +172,7 @@ def _max_memory(d: _Data, V: float) -> float:
     """An upper bound on the memory of any accelerator set of load ``<= V``: the fractional
     knapsack of sizes under accelerator time ``<= V`` (a load is at least the compute time)."""
     ok = d.sup & (d.acc <= V)
-    size, acc = d.size[ok], d.acc[ok]
-    free = acc <= 0
-    total = math.fsum(size[free])
-    size, acc = size[~free], acc[~free]
-    cap = V
-    for j in np.argsort(-(size / acc)):
-        if acc[j] <= cap:
-            cap -= acc[j]
-            total += size[j]
-        else:
-            return total + size[j] * cap / acc[j]
-    return total
+    return _fractional_knapsack(d.size[ok], d.acc[ok], V)
 
 
 class _PathDP:

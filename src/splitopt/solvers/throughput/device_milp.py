@@ -138,36 +138,30 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
                            + (f": {res.message}" if res.message else ""), status=res.status)
     val, a, src = min(cand, key=lambda c: c[0])
     rest = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-    if colgen and res.status in ("time_limit", "feasible") and rest > 0 and val > lb * (1 + 1e-12):
-        # the LNS for a better incumbent (a fifth of what is left), then the configuration LP
-        # (column generation, DP pricing) for the bound, with dives and a restricted master MILP
-        # for placements (device_colgen.relaxation)
-        from splitopt.solvers.throughput import device_colgen
-        from splitopt.solvers.throughput.device_lns import lns
-
-        la = lns(instance, a, time_limit=0.2 * rest).assignment
-        lv = evaluate(instance, la)[0]
-        if lv < val:
-            val, a, src = lv, la, "lns"
-        rest = time_limit - (time.perf_counter() - t0)
-        r = device_colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-4, incumbent=a)
-        cv = evaluate(instance, r.assignment)[0]
-        if cv < val:
-            val, a, src = cv, r.assignment, r.info["solution_from"]
-        if r.bound is not None and (bound is None or r.bound > bound):
-            bound = r.bound
-            info["bound_from"] = "device_colgen"
-        info["colgen"] = r.info["tried"]
-    elif polish and res.status in ("time_limit", "feasible") and rest is not None and rest > 0 \
+    if polish and res.status in ("time_limit", "feasible") and rest is not None and rest > 0 \
             and val > lb * (1 + 1e-12):
         # the exact pair/triple re-placement (device_lns) from the best placement: ResNet-50
-        # non-contiguous 33.36 ms -> 33.26 ms; HiGHS capped at 33.36 ms found nothing better in 900 s
+        # non-contiguous 33.36 ms -> 33.26 ms; HiGHS capped at 33.36 ms found nothing better in 900 s.
+        # With the configuration LP it gets a fifth of what is left, the LP (column generation, DP
+        # pricing, dives and a restricted master MILP for placements) the rest
         from splitopt.solvers.throughput.device_lns import lns
 
-        la = lns(instance, a, time_limit=rest).assignment
+        la = lns(instance, a, time_limit=0.2 * rest if colgen else rest).assignment
         lv = evaluate(instance, la)[0]
         if lv < val:
             val, a, src = lv, la, "lns"
+        if colgen:
+            from splitopt.solvers.throughput import device_colgen
+
+            rest = time_limit - (time.perf_counter() - t0)
+            r = device_colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-4, incumbent=a)
+            cv = evaluate(instance, r.assignment)[0]
+            if cv < val:
+                val, a, src = cv, r.assignment, r.info["solution_from"]
+            if r.bound is not None and (bound is None or r.bound > bound):
+                bound = r.bound
+                info["bound_from"] = "device_colgen"
+            info["colgen"] = r.info["tried"]
     info["solution_from"] = src
     status = res.status
     if status == "infeasible" and inc is not None:
