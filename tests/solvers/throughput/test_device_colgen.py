@@ -94,6 +94,64 @@ def test_path_dp_pricing_is_the_exact_maximum(seed):
             assert all(d.fits(S, V * (1 + 1e-9)) or not S.any() for S in sets)
 
 
+def _convex(inst, d, S):
+    """Whether the nodes of the class set ``S`` are convex in the forward graph (networkx: no node
+    outside is both a descendant and an ancestor of the set)."""
+    import networkx as nx
+
+    g = nx.DiGraph(list(inst.forward_edges))
+    g.add_nodes_from(range(inst.n_nodes))
+    nodes = {i for c in np.flatnonzero(S) for i in d.classes[c]}
+    down = set().union(*(nx.descendants(g, v) for v in nodes)) - nodes
+    up = set().union(*(nx.ancestors(g, v) for v in nodes)) - nodes
+    return not (down & up)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed):
+    # contiguity "convex", one node per class, inference: the DP prices convex sets only (its codes
+    # carry whether a producer is reachable from S), so its maximum is the maximum over the convex
+    # sets that fit, by enumeration; a path through a class outside S between two classes in S
+    # (skip edges) is what it must refuse
+    import networkx as nx
+
+    from splitopt.solvers.throughput.device_colgen import _PathDP
+
+    inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=4, memory=False, colours=0,
+                    unsupported=seed % 2, contiguity="convex")
+    d = _Data(inst)
+    assert d.convex_tens is not None
+    rng = np.random.default_rng(seed)
+    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+    subsets = list(_subsets(d.G))
+    refused = 0
+    for V in (0.3 * total, 0.6 * total):
+        # a wide order only costs time: where build declines (more than MAX_OPEN tensors open),
+        # the DP on a topological order
+        cg = nx.DiGraph([(gu, gv) for gu, gs, _s in d.convex_tens for gv in gs])
+        cg.add_nodes_from(range(d.G))
+        dp = _PathDP.build(d, V) or _PathDP(d, V, list(nx.topological_sort(cg)), convex=True)
+        assert dp.convex
+        fit = [S for S in subsets if d.fits(S, V)]
+        convex = [S for S in fit if _convex(inst, d, S)]
+        refused += len(fit) - len(convex)
+        for _ in range(3):
+            pi = rng.random(d.G) * (rng.random(d.G) < 0.8)
+            want = max((math.fsum(pi[S]) for S in convex), default=0.0)
+            got, sets = dp.price(pi, ncols=5)
+            assert math.isclose(got, max(want, 0.0), rel_tol=1e-12, abs_tol=1e-15), (got, want)
+            assert all(_convex(inst, d, S) and d.fits(S, V * (1 + 1e-9)) for S in sets if S.any())
+    assert refused > 0  # the instance has non-convex sets that fit: the test can fail
+
+
+def test_convex_pricing_only_where_classes_are_single_nodes():
+    # class-level convexity is stricter than node-level for a class of several nodes: such
+    # instances (and training graphs) are priced without convexity (a relaxation, still a bound)
+    assert _Data(generate(1, n_nodes=8, colours=2, contiguity="convex")).convex_tens is None
+    assert _Data(generate(1, n_nodes=6, training=True, colours=0, contiguity="convex")).convex_tens is None
+    assert _Data(generate(1, n_nodes=8, colours=0, contiguity="none")).convex_tens is None
+
+
 def test_path_dp_equals_the_pricing_milp_on_resnet50():
     # the packaged ResNet-50 layer graph: 177 classes, at most 3 tensors open in topological order
     from splitopt.instances.importers.dnn_partitioning import load_packaged

@@ -52,7 +52,7 @@ def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
     return best, best_v
 
 
-COLGEN_FROM = 90.0
+COLGEN_FROM = 30.0
 """Time limits (seconds) from which :func:`solve` spends the time after the MILP on the configuration
 LP of :mod:`.device_colgen` (where its DP pricing applies) rather than on the LNS alone."""
 
