@@ -144,6 +144,72 @@ def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed):
     assert refused > 0  # the instance has non-convex sets that fit: the test can fail
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_convex_cpu_dp_is_the_exact_maximum_over_convex_cpu_sets(seed):
+    # the CPU-set pricing: convex sets of CPU time <= V (no communication, unsupported classes
+    # allowed), by enumeration
+    import networkx as nx
+
+    from splitopt.solvers.throughput.device_colgen import _PathDP
+
+    inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=4, memory=False, colours=0,
+                    unsupported=1, contiguity="convex")
+    d = _Data(inst)
+    assert d.cpu_sets
+    rng = np.random.default_rng(seed)
+    refused = 0
+    for V in (0.2 * math.fsum(d.cpu), 0.5 * math.fsum(d.cpu)):
+        cg = nx.DiGraph([(gu, gv) for gu, gs, _s in d.convex_tens for gv in gs])
+        cg.add_nodes_from(range(d.G))
+        dp = _PathDP.build(d, V, cpu=True) or _PathDP(d, V, list(nx.topological_sort(cg)), convex=True, cpu=True)
+        fit = [S for S in _subsets(d.G) if math.fsum(d.cpu[S]) <= V]
+        convex = [S for S in fit if _convex(inst, d, S)]
+        refused += len(fit) - len(convex)
+        for _ in range(3):
+            pi = rng.random(d.G) * (rng.random(d.G) < 0.8)
+            want = max((math.fsum(pi[S]) for S in convex), default=0.0)
+            got, sets = dp.price(pi, ncols=5)
+            assert math.isclose(got, max(want, 0.0), rel_tol=1e-12, abs_tol=1e-15), (got, want)
+            assert all(_convex(inst, d, S) and math.fsum(d.cpu[S]) <= V * (1 + 1e-9) for S in sets if S.any())
+    assert refused > 0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_convex_bound_below_the_convex_optimum(seed):
+    # convex contiguity, inference, one node per class: the convex configuration LP (accelerator
+    # and CPU sets convex) never proves the brute-force optimum, and its bound stays below it
+    inst = generate(seed, n_nodes=7, n_accelerators=2, n_cpus=1, skips=3, memory=False, colours=0,
+                    contiguity="convex")
+    assert _Data(inst).cpu_sets
+    opt = solve(inst, "device_bruteforce").objective
+    assert prove_above(inst, opt)[0] != "proven"
+    r = solve(inst, "device_colgen")
+    assert r.bound <= opt * (1 + 1e-9)
+    assert r.objective >= opt * (1 - 1e-9)
+
+
+def test_convex_cpu_sets_prove_more_than_cpu_fractions_somewhere():
+    # the CPU's convexity is what the fractional CPU row cannot see: 0.1 % below the convex optimum
+    # (the device MILP's, exact here), the LP with CPU sets proves what the LP with CPU fractions
+    # (cpu_sets off) proves, and more on some seed (seed 5: the fractions' LP reaches k)
+    from splitopt.solvers.throughput.device_colgen import _ColGen
+
+    stronger = 0
+    for seed in range(8):
+        inst = generate(seed, n_nodes=10, n_accelerators=3, n_cpus=1, skips=3, memory=False, colours=0,
+                        contiguity="convex")
+        opt = solve(inst, "device_milp")
+        assert opt.status == "optimal"
+        d = _Data(inst)
+        V = opt.objective * (1 - 1e-3)
+        with_sets = _ColGen(d, V).run(d.k, None)[0]
+        d.cpu_sets = False
+        without = _ColGen(d, V).run(d.k, None)[0]
+        assert not (without == "proven" and with_sets != "proven")
+        stronger += with_sets == "proven" and without != "proven"
+    assert stronger >= 1
+
+
 def test_convex_pricing_only_where_classes_are_single_nodes():
     # class-level convexity is stricter than node-level for a class of several nodes: such
     # instances (and training graphs) are priced without convexity (a relaxation, still a bound)
@@ -227,8 +293,8 @@ def test_price_and_branch_bound_and_placement(seed):
 
 
 def test_device_milp_with_the_configuration_lp_phase(monkeypatch):
-    # the phase device_milp adds from 90 s on, forced at a 5 s limit with the MILP cut to 0.01 s so
-    # that it stops short: the bound never above the exact optimum (device_milp without a limit,
+    # the configuration-LP phase device_milp runs before the MILP (COLGEN_FROM forced to 0, the
+    # MILP cut to 0.01 s): the bound never above the exact optimum (device_milp without a limit,
     # computed first), the placement scored by the evaluator, "optimal" only within the gap
     from splitopt.models.throughput_device import evaluate
     from splitopt.solvers import exact

@@ -89,6 +89,9 @@ class _Data:
                 gs = sorted({cls_of[c] for c in cons} - {cls_of[u]})
                 if gs:
                     self.convex_tens.append((cls_of[u], gs, max(float(sec), 0.0)))
+        # with convex pricing the CPU cores are columns too (convex sets of CPU time <= V), priced
+        # by the same DP, instead of fractions under a capacity row: their sets must be convex
+        self.cpu_sets = self.convex_tens is not None and self.l > 0
 
         prod = np.array([gu for gu, _gs, _s in self.tens], np.int64)
         rows = [t for t, (_gu, gs, _s) in enumerate(self.tens) for _g in gs]
@@ -223,9 +226,11 @@ class _PathDP:
 
     MAX_OPEN = 4
 
-    def __init__(self, d: _Data, V: float, order: list[int], convex: bool = False):
+    def __init__(self, d: _Data, V: float, order: list[int], convex: bool = False, cpu: bool = False):
         self.d, self.V, self.G, self.convex = d, V, d.G, convex
         tens = d.convex_tens if convex else d.tens
+        # cpu: sets for a CPU core (CPU time, no communication: data is in host memory)
+        self.w = d.cpu if cpu else d.acc
         self.cap = V * (1 + 1e-9)
         pos = np.empty(d.G, int)
         pos[order] = np.arange(d.G)
@@ -237,8 +242,8 @@ class _PathDP:
             last.append(order[max(pos[m] for m in mem)])
             for m in mem:
                 touch[m].append(t)
-        self.sec = np.array([sec for _u, _g, sec in tens])
-        self.allowed = d.sup & (d.acc <= V)
+        self.sec = np.array([0.0 if cpu else sec for _u, _g, sec in tens])
+        self.allowed = (d.cpu <= V) if cpu else d.sup & (d.acc <= V)
         # per step: the class, the open tensors before it, the tensors it touches (position in the
         # current list, whether newly opened), and the positions kept after it
         self.steps = []
@@ -254,12 +259,13 @@ class _PathDP:
             self.width = max(self.width, len(cur))
 
     @classmethod
-    def build(cls, d: _Data, V: float) -> "_PathDP | None":
-        """The DP pricer for ``d`` at ``V``, or ``None`` where it does not apply (memory could bind,
-        or too many tensors open in a topological order of the class graph)."""
+    def build(cls, d: _Data, V: float, cpu: bool = False) -> "_PathDP | None":
+        """The DP pricer for ``d`` at ``V`` (``cpu``: of CPU-core sets), or ``None`` where it does
+        not apply (memory could bind, or too many tensors open in a topological order of the class
+        graph)."""
         import networkx as nx
 
-        if d.cap is not None and _max_memory(d, V) > d.cap:
+        if not cpu and d.cap is not None and _max_memory(d, V) > d.cap:
             return None
         convex = d.convex_tens is not None
         g = nx.DiGraph()
@@ -271,7 +277,7 @@ class _PathDP:
             if convex:  # never: the forward graph is acyclic
                 return None
             order = list(range(d.G))
-        dp = cls(d, V, order, convex)
+        dp = cls(d, V, order, convex, cpu)
         return dp if dp.width <= cls.MAX_OPEN else None
 
     def _plan(self):
@@ -293,7 +299,7 @@ class _PathDP:
                         self._move(code, x, nb, ncur, touching, secs)
                     if t is not None:
                         c, add = t
-                        add += self.d.acc[g] if x else 0.0
+                        add += self.w[g] if x else 0.0
                         groups.setdefault(tuple(c[j] for j in keep), []).append((si, x, add))
             new = list(groups)
             flat = [t for c in new for t in groups[c]]
@@ -424,12 +430,14 @@ def _dp_step(L, P, offs, grp, src, add, take, gain, cap):  # pragma: no cover - 
 
 class _Master:
     """The restricted master LP, kept in one HiGHS instance: columns are appended and the simplex
-    restarts from the last basis. Rows: one covering row per class, one CPU-capacity row. An
-    artificial column per class (cost ``k + 1``) keeps it feasible before the columns cover every
-    class (a class whose singleton does not fit may still fit with its neighbours); it plays no
-    part in the proof, which is the Lagrangian bound."""
+    restarts from the last basis. Rows: one covering row per class, one CPU row: the CPU fractions'
+    capacity (``sum cpu_g y_g <= l V``) or, where :attr:`_Data.cpu_sets`, the number of CPU-set
+    columns (``<= l``; the fractions are then fixed at 0). An artificial column per class (cost
+    ``k + 1``) keeps it feasible before the columns cover every class (a class whose singleton does
+    not fit may still fit with its neighbours); it plays no part in the proof, which is the
+    Lagrangian bound."""
 
-    def __init__(self, d: _Data, V: float):
+    def __init__(self, d: _Data, V: float, cpu_sets: bool = False):
         import highspy
 
         from splitopt.solvers.exact.highs import new_highs
@@ -447,37 +455,45 @@ class _Master:
             idx.append(g), val.append(1.0)
             if d.cpu[g] > 0:
                 idx.append(G), val.append(d.cpu[g] / V)
-        yub = np.where(d.cpu <= V, 1.0, 0.0) if d.l else np.zeros(G)
-        h.addCols(G, np.zeros(G), np.zeros(G), yub, len(idx), np.array(starts, np.int32),
+        self.yub = np.where(d.cpu <= V, 1.0, 0.0) if d.l and not cpu_sets else np.zeros(G)
+        h.addCols(G, np.zeros(G), np.zeros(G), self.yub, len(idx), np.array(starts, np.int32),
                   np.array(idx, np.int32), np.array(val))
         ar = np.arange(G, dtype=np.int32)
         h.addCols(G, np.full(G, d.k + 1.0), np.zeros(G), np.ones(G), G, ar, ar, np.ones(G))
+        self.acc_at: list[int] = []  # HiGHS column of every accelerator column, in order
+        self.cpu_at: list[int] = []  # and of every CPU-set column
 
-    def add(self, cols: list[np.ndarray]) -> None:
+    def add(self, cols: list[np.ndarray], cpu: bool = False) -> None:
+        """Append accelerator columns (cost 1), or CPU-set columns (cost 0, one in the CPU row)."""
         if not cols:
             return
         starts, idx = [], []
         for S in cols:
             starts.append(len(idx))
-            idx += np.flatnonzero(S).tolist()
+            idx += np.flatnonzero(S).tolist() + ([self.G] if cpu else [])
         m = len(cols)
-        self.h.addCols(m, np.ones(m), np.zeros(m), np.full(m, self._hs.kHighsInf), len(idx),
-                       np.array(starts, np.int32), np.array(idx, np.int32), np.ones(len(idx)))
+        first = self.h.getNumCol()
+        (self.cpu_at if cpu else self.acc_at).extend(range(first, first + m))
+        self.h.addCols(m, np.zeros(m) if cpu else np.ones(m), np.zeros(m), np.full(m, self._hs.kHighsInf),
+                       len(idx), np.array(starts, np.int32), np.array(idx, np.int32), np.ones(len(idx)))
 
-    def restrict(self, fixed: np.ndarray, cols: list[np.ndarray], banned: set[int], yub: np.ndarray) -> None:
+    def restrict(self, fixed: np.ndarray, cols: list[np.ndarray], banned: set[int],
+                 cpu_cols: list[np.ndarray] = ()) -> None:
         """Bounds for a dive: the rows of the ``fixed`` classes (placed on an accelerator) drop out,
         and so do their CPU fractions and every column that meets them or is ``banned``."""
         h, inf = self.h, self._hs.kHighsInf
         for g in range(self.G):
             h.changeRowBounds(g, 0.0 if fixed[g] else 1.0, inf)
-            h.changeColBounds(g, 0.0, 0.0 if fixed[g] else float(yub[g]))
+            h.changeColBounds(g, 0.0, 0.0 if fixed[g] else float(self.yub[g]))
             h.changeColBounds(self.G + g, 0.0, 0.0 if fixed[g] else 1.0)
         for j, C in enumerate(cols):
-            h.changeColBounds(2 * self.G + j, 0.0, 0.0 if j in banned or (C & fixed).any() else inf)
+            h.changeColBounds(self.acc_at[j], 0.0, 0.0 if j in banned or (C & fixed).any() else inf)
+        for j, C in enumerate(cpu_cols):
+            h.changeColBounds(self.cpu_at[j], 0.0, 0.0 if (C & fixed).any() else inf)
 
     def primal(self) -> np.ndarray:
-        """The column values of the last solve."""
-        return np.asarray(self.h.getSolution().col_value, dtype=float)[2 * self.G:]
+        """The accelerator columns' values of the last solve."""
+        return np.asarray(self.h.getSolution().col_value, dtype=float)[self.acc_at]
 
     def solve(self):
         """``(value, covering duals)``: the value is ``inf`` while an artificial column is in use
@@ -495,14 +511,16 @@ class _Master:
 
 
 def _restricted_mip(d: _Data, cols: list[np.ndarray], V: float, time_limit: float | None,
-                    fixed: np.ndarray | None = None, k: int | None = None, start=None, start_cpu=None):
+                    fixed: np.ndarray | None = None, k: int | None = None, start=None, start_cpu=None,
+                    cpu_cols: list[np.ndarray] | None = None):
     """Price and branch: the best placement made of the generated columns (each an accelerator's
-    whole class set, so its load is the column's load) and CPU cores (a knapsack each): a set
-    partitioning MILP minimising the largest load, all loads ``<= V``. With ``fixed`` (classes a
-    dive placed) only the other classes are partitioned, by at most ``k`` columns that avoid the
-    fixed ones. Returns ``(device per class (accelerators ``0..k-1``, CPU cores ``k..``; -1 for the
-    fixed classes) or None, HiGHS's status)``. ``start`` (indices of columns) and ``start_cpu``
-    (the CPU core of every class, -1 for none) give HiGHS a placement to start from."""
+    whole class set, so its load is the column's load) and CPU cores (a knapsack each, or, with
+    ``cpu_cols``, at most ``l`` of these CPU sets): a set partitioning MILP minimising the largest
+    load, all loads ``<= V``. With ``fixed`` (classes a dive placed) only the other classes are
+    partitioned, by at most ``k`` columns that avoid the fixed ones. Returns ``(device per class
+    (accelerators ``0..k-1``, CPU cores ``k..``; -1 for the fixed classes) or None, HiGHS's
+    status)``. ``start`` (indices of columns) and ``start_cpu`` (the CPU core of every class, -1 for
+    none) give HiGHS a placement to start from."""
     from splitopt.solvers.exact.highs import HighsMatrix
 
     G, l = d.G, d.l
@@ -513,28 +531,49 @@ def _restricted_mip(d: _Data, cols: list[np.ndarray], V: float, time_limit: floa
     if nS == 0:
         return None, "no columns"
     loads = d.loads(cols)
-    cpu_ok = np.flatnonzero((d.cpu <= V) & ~fixed) if l else np.zeros(0, int)
-    n = nS + l * cpu_ok.size + 1  # columns, CPU assignments, T
+    sets = cpu_cols is not None
+    if sets:
+        # the CPU sets (with the start's own), as columns of CPU time; one count row
+        ccols = [C for C in cpu_cols if not (C & fixed).any() and math.fsum(d.cpu[C]) <= V]
+        if start_cpu is not None:
+            ccols += [start_cpu == c for c in range(l) if (start_cpu == c).any()]
+        cl = [math.fsum(d.cpu[C]) for C in ccols]
+        cpu_ok, nC, nK = np.zeros(0, int), len(ccols), 1
+    else:
+        cpu_ok = np.flatnonzero((d.cpu <= V) & ~fixed) if l else np.zeros(0, int)
+        nC, nK = l * cpu_ok.size, l
+    n = nS + nC + 1  # columns, CPU columns or assignments, T
     tcol = n - 1
     rows, cc, vals = [], [], []
     for j, S in enumerate(cols):
         idx = np.flatnonzero(S)
-        rows += idx.tolist() + [G, G + 1 + l + j, G + 1 + l + j]
+        rows += idx.tolist() + [G, G + 1 + nK + j, G + 1 + nK + j]
         cc += [j] * (idx.size + 2) + [tcol]
         vals += [1.0] * idx.size + [1.0, loads[j] / V, -1.0]
     col = nS
-    for c in range(l):
-        for g in cpu_ok:
-            rows += [g, G + 1 + c, G + 1 + l + nS + c]
-            cc += [col, col, col]
-            vals += [1.0, d.cpu[g] / V, d.cpu[g] / V]
+    if sets:
+        for j, C in enumerate(ccols):
+            idx = np.flatnonzero(C)
+            rows += idx.tolist() + [G + 1, G + 1 + nK + nS + j, G + 1 + nK + nS + j]
+            cc += [col] * (idx.size + 2) + [tcol]
+            vals += [1.0] * idx.size + [1.0, cl[j] / V, -1.0]
             col += 1
-        rows.append(G + 1 + l + nS + c), cc.append(tcol), vals.append(-1.0)
-    m = G + 1 + l + nS + l
+        m = G + 1 + nK + nS + nC
+        hi_k, lo_t = np.r_[float(k), float(l)], np.full(nS + nC, -np.inf)
+    else:
+        for c in range(l):
+            for g in cpu_ok:
+                rows += [g, G + 1 + c, G + 1 + l + nS + c]
+                cc += [col, col, col]
+                vals += [1.0, d.cpu[g] / V, d.cpu[g] / V]
+                col += 1
+            rows.append(G + 1 + l + nS + c), cc.append(tcol), vals.append(-1.0)
+        m = G + 1 + l + nS + l
+        hi_k, lo_t = np.r_[float(k), np.ones(l)], np.full(nS + l, -np.inf)
     A = sp.csc_matrix((vals, (rows, cc)), shape=(m, n))
     need = np.where(fixed, 0.0, 1.0)
-    lo = np.r_[need, -np.inf, np.full(l, -np.inf), np.full(nS + l, -np.inf)]
-    hi = np.r_[need, float(k), np.ones(l), np.zeros(nS + l)]
+    lo = np.r_[need, -np.inf, np.full(nK, -np.inf), lo_t]
+    hi = np.r_[need, hi_k, np.zeros(lo_t.size)]
     c = np.zeros(n)
     c[tcol] = 1.0
     integer = np.r_[np.ones(n - 1, bool), False]
@@ -544,11 +583,15 @@ def _restricted_mip(d: _Data, cols: list[np.ndarray], V: float, time_limit: floa
         # a MIP start: the placement the columns ``start`` (and CPU cores ``start_cpu``) make
         x0 = np.zeros(n)
         x0[list(start)] = 1.0
-        col = nS
-        for c_ in range(l):
-            for g in cpu_ok:
-                x0[col] = float(start_cpu[g] == c_)
-                col += 1
+        if sets:
+            own = [C for C in (start_cpu == c_ for c_ in range(l)) if C.any()]
+            x0[n - 1 - len(own):n - 1] = 1.0
+        else:
+            col = nS
+            for c_ in range(l):
+                for g in cpu_ok:
+                    x0[col] = float(start_cpu[g] == c_)
+                    col += 1
         x0[tcol] = max([loads[j] / V for j in start] + [math.fsum(d.cpu[start_cpu == c_]) / V for c_ in range(l)])
         import highspy
 
@@ -560,21 +603,18 @@ def _restricted_mip(d: _Data, cols: list[np.ndarray], V: float, time_limit: floa
         return None, res.status
     x = res.x > 0.5
     place = np.full(G, -1)
-    chosen = [cols[j].copy() for j in np.flatnonzero(x[:nS])]
-    col = nS
-    on_cpu = np.zeros(G, bool)
-    for c_ in range(l):
-        for g in cpu_ok:
-            on_cpu[g] |= bool(x[col])
-            col += 1
-    for dev, S in enumerate(chosen):
-        place[S] = dev
-    col = nS
-    for c_ in range(l):
-        for g in cpu_ok:
-            if x[col]:
-                place[g] = d.k + c_
-            col += 1
+    for dev, j in enumerate(np.flatnonzero(x[:nS])):
+        place[cols[j]] = dev
+    if sets:
+        for core, j in enumerate(np.flatnonzero(x[nS:nS + nC])):
+            place[ccols[j]] = d.k + core
+    else:
+        col = nS
+        for c_ in range(l):
+            for g in cpu_ok:
+                if x[col]:
+                    place[g] = d.k + c_
+                col += 1
     return (None, "incomplete") if (place[~fixed] < 0).any() else (place, res.status)
 
 
@@ -584,7 +624,7 @@ class _ColGen:
     the classes a dive has placed (:meth:`fix`)."""
 
     def __init__(self, d: _Data, V: float, columns=None, alpha: float = 0.8, ncols: int = 40,
-                 pricing_limit: float = 10.0):
+                 pricing_limit: float = 10.0, cpu_columns=None):
         self.d, self.V, self.alpha, self.ncols, self.pricing_limit = d, V, alpha, ncols, pricing_limit
         cols = list(columns or [])
         self.cols = [S for S, ok in zip(cols, d.fitting(cols, V)) if ok]
@@ -596,12 +636,25 @@ class _ColGen:
                 self.have.add(S.tobytes())
         self.dp = _PathDP.build(d, V)
         self.pricer = _Pricer(d, V) if self.dp is None else None
-        self.master = _Master(d, V)
+        # CPU-set columns (where d.cpu_sets and the DP applies): the singletons and the given sets
+        # of CPU time <= V; else CPU fractions
+        self.cpu_dp = _PathDP.build(d, V, cpu=True) if d.cpu_sets else None
+        self.master = _Master(d, V, cpu_sets=self.cpu_dp is not None)
         self.master.add(self.cols)
         self.fixed = np.zeros(d.G, bool)
+        self.cpu_cols: list[np.ndarray] = []
+        if self.cpu_dp is not None:
+            cand = [S for S in (cpu_columns or [])] + list(np.eye(d.G, dtype=bool))
+            seen: set = set()
+            for S in cand:
+                if S.tobytes() not in seen and math.fsum(d.cpu[S]) <= V:
+                    seen.add(S.tobytes())
+                    self.cpu_cols.append(S)
+            self.master.add(self.cpu_cols, cpu=True)
 
     def price(self, point: np.ndarray, deadline: float | None):
-        """``(upper bound on max point(S) over the columns, the new columns)``."""
+        """``((upper bound on max point(S) over the accelerator columns, max point(C) over the
+        CPU sets or None), the new columns)``."""
         d = self.d
         left = None if deadline is None else deadline - time.perf_counter()
         if self.dp is not None:
@@ -621,11 +674,28 @@ class _ColGen:
                 fresh.append(S)
         self.cols.extend(fresh)
         self.master.add(fresh)
-        return ub, fresh
+        rho = None
+        if self.cpu_dp is not None:
+            # CPU sets better than every CPU column so far; none means the CPU part is priced out
+            rho, csets = self.cpu_dp.price(point, 10, deadline)
+            rho *= 1 + 1e-12
+            have = max((point[S].sum() for S in self.cpu_cols), default=0.0)
+            new_cpu = [S for S in csets if point[S].sum() > have + 1e-9]
+            self.cpu_cols.extend(new_cpu)
+            self.master.add(new_cpu, cpu=True)
+            fresh = fresh + new_cpu
+        return (ub, rho), fresh
 
-    def lagrangian(self, pi: np.ndarray, u: float) -> float:
+    def lagrangian(self, pi: np.ndarray, bound) -> float:
+        """The Lagrangian (Farley) bound at ``pi`` (module docstring). With CPU-set columns the CPU
+        part is also at most ``l`` times the best CPU set's profit (the cores hold ``l`` convex sets
+        of CPU time ``<= V``); the smaller of that and the fractional knapsack counts."""
+        u, rho = bound
         q = pi / max(u, 1.0)
-        return math.fsum(q) - self.d.cpu_take(q, self.V)
+        cpu = self.d.cpu_take(q, self.V)
+        if rho is not None:
+            cpu = min(cpu, self.d.l * rho / max(u, 1.0))
+        return math.fsum(q) - cpu
 
     def run(self, k: int, deadline: float | None):
         """``(verdict, Lagrangian bound)`` for covering the unplaced classes with ``k`` columns."""
@@ -658,13 +728,14 @@ class _ColGen:
             best = max(best, self.lagrangian(pi, ub))
             if not new and best <= k * (1 + 1e-9):
                 # no column and no proof: the LP is at (numerically) k, or the pricing stopped early
-                return ("no" if ub <= 1 + 1e-9 else "time_limit"), best
+                return ("no" if ub[0] <= 1 + 1e-9 else "time_limit"), best
 
     def _restrict(self, fixed: np.ndarray, banned: set[int]) -> None:
         self.fixed = fixed.copy()
-        d = self.d
-        self.master.restrict(fixed, self.cols, banned, np.where(d.cpu <= self.V, 1.0, 0.0) if d.l else np.zeros(d.G))
+        self.master.restrict(fixed, self.cols, banned, self.cpu_cols)
         self.dp.allowed = self.allowed0 & ~fixed
+        if self.cpu_dp is not None:
+            self.cpu_dp.allowed = self.cpu_allowed0 & ~fixed
 
     def dive(self, deadline: float | None, tries: int = 3):
         """Price and dive (a heuristic): solve the LP over the classes not yet placed; if the columns
@@ -677,6 +748,8 @@ class _ColGen:
         if self.dp is None:
             return None
         self.allowed0 = self.dp.allowed.copy()
+        if self.cpu_dp is not None:
+            self.cpu_allowed0 = self.cpu_dp.allowed.copy()
         chosen: list[int] = []
         banned: set[int] = set()
         fails = 0
@@ -694,8 +767,12 @@ class _ColGen:
                     self._restrict(np.any([self.cols[j] for j in chosen], axis=0) if chosen
                                    else np.zeros(d.G, bool), banned)
                     continue
-                left = None if deadline is None else max(deadline - time.perf_counter(), 0.1)
-                rest, _st = _restricted_mip(d, self.cols, self.V, left, fixed=self.fixed, k=d.k - dev)
+                # at most 2 s each: with all k devices open the MILP over thousands of columns
+                # mostly proves that no partition exists (ResNet-50: 19 s at the first level of a
+                # dive, 0.3-0.6 s with three devices left, where partitions are found)
+                left = min(2.0, max(deadline - time.perf_counter(), 0.1)) if deadline is not None else 2.0
+                rest, _st = _restricted_mip(d, self.cols, self.V, left, fixed=self.fixed, k=d.k - dev,
+                                            cpu_cols=self.cpu_cols if self.cpu_dp is not None else None)
                 if rest is not None:
                     place = np.full(d.G, -1)
                     for dev_, j in enumerate(chosen):
@@ -712,6 +789,8 @@ class _ColGen:
             return None
         finally:
             self.dp.allowed = self.allowed0
+            if self.cpu_dp is not None:
+                self.cpu_dp.allowed = self.cpu_allowed0
 
 
 def prove_above(instance: DeviceInstance, V: float, *, time_limit: float | None = None,
@@ -752,7 +831,7 @@ def _placement(instance: DeviceInstance, d: _Data, place: np.ndarray) -> list[st
 
 
 def relaxation(instance: DeviceInstance, time_limit: float | None = None, target_gap: float = 1e-3,
-               incumbent=None, steps: int = 20, first_step: float = 3e-3) -> AlgoResult:
+               incumbent=None, steps: int = 20, first_step: float = 6e-3) -> AlgoResult:
     """The configuration-LP bound with price-and-branch placements (module docstring).
 
     From an incumbent of value ``U``, values ``V`` are decided one after another: first
@@ -800,6 +879,7 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
     proven, lo, hi = lb, lb, ub
     tried: list[dict] = []
     cols: list[np.ndarray] = []
+    cpu_cols: list[np.ndarray] = []
     def aim(u):  # the value that meets the target gap once proven (the proof is 1e-9 below it)
         return u * (1 - target_gap) * (1 + 2e-9)
 
@@ -817,6 +897,7 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
 
     step = first_step
     proven_cols: list[np.ndarray] = []
+    proven_cpu: list[np.ndarray] = []
 
     # how far above the largest proven value the next one goes: near the LP's threshold the LP is
     # tight, so a dive there finds placements, and a proof there raises the bound
@@ -833,15 +914,15 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
         if V <= proven or hi - lo <= 1e-6 * hi or (rest is not None and rest <= 0):
             break
         deadline = None if rest is None else time.perf_counter() + rest - min(10.0, 0.2 * rest)
-        cg = _ColGen(d, V, cols)
+        cg = _ColGen(d, V, cols, cpu_columns=cpu_cols)
         verdict, L = cg.run(d.k, deadline)
-        cols = list(cg.cols)
+        cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
         tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols),
                       "seconds": round(time.perf_counter() - t0, 2)})
         if verdict == "proven":
             step = first_step
             proven = lo = V
-            proven_cols = list(cols)
+            proven_cols, proven_cpu = list(cols), list(cpu_cols)
             if V >= aim(ub) * (1 - 1e-12):
                 break
             V = nxt()
@@ -858,24 +939,29 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
                 rest = left()
                 dive_end = None if rest is None else time.perf_counter() + min(30.0, 0.5 * rest)
                 v, a = score(cg.dive(dive_end))
-                cols = list(cg.cols)
+                cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
                 if a is None and proven_cols and (rest is None or left() > 0.4 * rest):
                     # again from the columns of the last proven value (a fresh LP state: from
                     # there dives at three values near ResNet-50's threshold all succeeded)
-                    again = _ColGen(d, V, proven_cols)
+                    again = _ColGen(d, V, proven_cols, cpu_columns=proven_cpu)
                     if again.run(d.k, dive_end)[0] == "no":
                         v, a = score(again.dive(dive_end))
                 tried[-1]["dive"] = v
-            rest = left()
-            fit = [S for S, ok in zip(cols, d.fitting(cols, ub)) if ok]
-            own, own_cpu = _sets_of(instance, d, incumbent)
-            place, st = _restricted_mip(d, fit + own, ub, None if rest is None else min(5.0, max(rest, 0.1)),
-                                        start=range(len(fit), len(fit) + len(own)), start_cpu=own_cpu)
-            pv, p = score(place)
-            tried[-1]["restricted_mip"] = pv
-            tried[-1]["restricted_mip_status"] = st
-            if pv < v:
-                v, a = pv, p
+            if a is None:
+                # no dive placement (or none tried): the best partition of the columns with the
+                # incumbent's own sets (a dive's placement is within V, where the LP is tight;
+                # this MILP then only costs time: 5 s on ResNet-50)
+                rest = left()
+                fit = [S for S, ok in zip(cols, d.fitting(cols, ub)) if ok]
+                own, own_cpu = _sets_of(instance, d, incumbent)
+                place, st = _restricted_mip(d, fit + own, ub, None if rest is None else min(5.0, max(rest, 0.1)),
+                                            start=range(len(fit), len(fit) + len(own)), start_cpu=own_cpu,
+                                            cpu_cols=cpu_cols if cg.cpu_dp is not None else None)
+                pv, p = score(place)
+                tried[-1]["restricted_mip"] = pv
+                tried[-1]["restricted_mip_status"] = st
+                if pv < v:
+                    v, a = pv, p
             if v < ub:
                 incumbent, ub, source = a, v, "dive" if v == tried[-1].get("dive") else "restricted_mip"
                 step = first_step

@@ -52,9 +52,13 @@ def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
     return best, best_v
 
 
-COLGEN_FROM = 30.0
-"""Time limits (seconds) from which :func:`solve` spends the time after the MILP on the configuration
-LP of :mod:`.device_colgen` (where its DP pricing applies) rather than on the LNS alone."""
+COLGEN_FROM = 5.0
+"""Time limits (seconds) from which :func:`solve` starts with the configuration LP of
+:mod:`.device_colgen` (where its DP pricing applies), before the MILP."""
+
+COLGEN_SHARE = 0.85
+"""The share of the time left after the incumbent phase that the configuration LP may take; the
+MILP (capped by its placement, bounded below by its proof) gets the rest."""
 
 
 def _colgen_applies(instance: DeviceInstance, value: float) -> bool:
@@ -72,16 +76,21 @@ def _colgen_applies(instance: DeviceInstance, value: float) -> bool:
 def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | None = None,
           mip_gap: float | None = None, symmetry: bool | None = None, use_incumbent: bool = True) -> AlgoResult:
     """The device MILP (:func:`~splitopt.models.throughput_device.build_milp`) through ``solver``,
-    capped by the incumbent of :func:`_incumbent`, certified by :func:`combinatorial_bound`. With
-    a time limit and ``convex``/``none`` contiguity the solver gets 0.6 of the time; if it stops
-    short of a proof, the rest goes to the exact pair/triple re-placement of
-    :func:`~splitopt.solvers.throughput.device_lns.lns` from the best placement (ResNet-50
-    non-contiguous: gap at 60 s 0.91 % -> 0.45 %), whose result keeps the solver's proven bound.
-    From a :data:`COLGEN_FROM` (90 s) limit on, for ``none`` contiguity where the DP pricing of
-    :mod:`.device_colgen` applies, the solver gets 0.15 of the time, the LNS a fifth of the rest,
-    and the configuration LP (:func:`~splitopt.solvers.throughput.device_colgen.relaxation`) the
-    remainder, for a bound that sees communication and price-and-branch placements (ResNet-50 with a
-    120 s limit: within 0.1 % in 104 s, 33.2245 / 33.1912 ms; the solver's bound is 33.10 ms).
+    capped by the incumbent of :func:`_incumbent`, certified by :func:`combinatorial_bound`.
+
+    With a time limit of at least :data:`COLGEN_FROM` (5 s), ``convex``/``none`` contiguity and
+    where the DP pricing of :mod:`.device_colgen` applies, the configuration LP
+    (:func:`~splitopt.solvers.throughput.device_colgen.relaxation`: a bound that sees
+    communication and, for ``convex``, the convexity of every device, with price-and-branch
+    placements) runs first, with up to :data:`COLGEN_SHARE` of the time; if it closes the gap
+    (``mip_gap``, default 1e-4) the call ends there, else its bound and placement start the MILP.
+    Measured 2026-11-24 (2-core EPYC, HiGHS 1.16), 60 s limit, ``mip_gap=1e-3``: ResNet-50 convex
+    proven in about 2 s (33.774666 ms: the peer's DP value, so its chain optimum is the convex
+    optimum), non-contiguous within 0.1 % in about 40 s (the MILP's bound stalls at 33.10 ms).
+    The solver then gets 0.6 of the time left; if it stops short of a proof, the rest goes to the
+    exact pair/triple re-placement of :func:`~splitopt.solvers.throughput.device_lns.lns` from the
+    best placement (ResNet-50 non-contiguous without the LP: gap at 60 s 0.91 % -> 0.45 %), whose
+    result keeps the proven bound.
 
     ``symmetry``: our symmetry-breaking rows (``True``), none (``False``), or ``None`` (default):
     ours for ``chain`` and ``convex``, none for ``none`` contiguity, where HiGHS's own symmetry
@@ -102,18 +111,34 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
         # the incumbent meets a proven lower bound: optimal without a solver call
         info.update(solution_from="incumbent", proof=max(lbs, key=lbs.get))
         return AlgoResult(inc, status="optimal", bound=min(lb, inc_val), info=info)
+    polish = instance.contiguity != "chain" and inc is not None
+    inc_src = "incumbent"
+    if polish and time_limit is not None and time_limit >= COLGEN_FROM and _colgen_applies(instance, inc_val):
+        # the configuration LP first: a bound that sees communication (and, for convex, the
+        # convexity of every device) with price-and-branch placements; it often closes the gap
+        # alone (ResNet-50 convex in 1-2 s, non-contiguous in about 35 s, where the MILP's bound
+        # stalls), else its bound and placement start the MILP
+        from splitopt.solvers.throughput import device_colgen
+
+        rest = COLGEN_SHARE * (time_limit - (time.perf_counter() - t0))
+        r = device_colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-4, incumbent=inc)
+        info["colgen"] = r.info["tried"]
+        cv = evaluate(instance, r.assignment)[0]
+        if cv < inc_val:
+            inc, inc_val, inc_src = r.assignment, cv, r.info["solution_from"]
+        if r.bound is not None and r.bound > lb:
+            lb = lbs["device_colgen"] = r.bound
+        if inc_val - lb <= (mip_gap or 1e-4) * inc_val:
+            info.update(solution_from=inc_src, proof=max(lbs, key=lbs.get))
+            return AlgoResult(inc, status="optimal", bound=min(lb, inc_val), info=info)
     model = build_milp(instance, symmetry=symmetry, incumbent=inc_val if inc is not None else None,
                        lower_bound=lb)
-    # one time limit for the whole call: the solver gets what the incumbent phase left (that phase
-    # takes at most a fifth), and for convex/none 0.6 of it, keeping the rest for the LNS polish
-    # below when the solver stops short of a proof
-    polish = instance.contiguity != "chain" and inc is not None
-    # the configuration LP needs about a minute on ResNet-50 (three values at 15-20 s each)
-    colgen = polish and time_limit is not None and time_limit >= COLGEN_FROM and _colgen_applies(instance, inc_val)
+    # one time limit for the whole call: the solver gets what the incumbent phase (at most a
+    # fifth) and the configuration LP left, and for convex/none 0.6 of it, keeping the rest for
+    # the LNS polish below when the solver stops short of a proof
     left = None
     if time_limit is not None:
-        left = max(time_limit - (time.perf_counter() - t0), 0.2 * time_limit) * (
-            0.15 if colgen else 0.6 if polish else 1.0)
+        left = max(time_limit - (time.perf_counter() - t0), 0.05 * time_limit) * (0.6 if polish else 1.0)
     res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap)
     unit = model._unit
     bound = None if res.bound is None else res.bound * unit
@@ -130,7 +155,7 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
             if res.status == "optimal":
                 raise
     if inc is not None:
-        cand.append((inc_val, inc, "incumbent"))
+        cand.append((inc_val, inc, inc_src))
     if not cand:
         if res.status == "infeasible":
             raise InfeasibleSolution("the MILP is infeasible: no placement satisfies memory, support and contiguity")
@@ -141,27 +166,13 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     if polish and res.status in ("time_limit", "feasible") and rest is not None and rest > 0 \
             and val > lb * (1 + 1e-12):
         # the exact pair/triple re-placement (device_lns) from the best placement: ResNet-50
-        # non-contiguous 33.36 ms -> 33.26 ms; HiGHS capped at 33.36 ms found nothing better in 900 s.
-        # With the configuration LP it gets a fifth of what is left, the LP (column generation, DP
-        # pricing, dives and a restricted master MILP for placements) the rest
+        # non-contiguous 33.36 ms -> 33.26 ms; HiGHS capped at 33.36 ms found nothing better in 900 s
         from splitopt.solvers.throughput.device_lns import lns
 
-        la = lns(instance, a, time_limit=0.2 * rest if colgen else rest).assignment
+        la = lns(instance, a, time_limit=rest).assignment
         lv = evaluate(instance, la)[0]
         if lv < val:
             val, a, src = lv, la, "lns"
-        if colgen:
-            from splitopt.solvers.throughput import device_colgen
-
-            rest = time_limit - (time.perf_counter() - t0)
-            r = device_colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-4, incumbent=a)
-            cv = evaluate(instance, r.assignment)[0]
-            if cv < val:
-                val, a, src = cv, r.assignment, r.info["solution_from"]
-            if r.bound is not None and (bound is None or r.bound > bound):
-                bound = r.bound
-                info["bound_from"] = "device_colgen"
-            info["colgen"] = r.info["tried"]
     info["solution_from"] = src
     status = res.status
     if status == "infeasible" and inc is not None:
