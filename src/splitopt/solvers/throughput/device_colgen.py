@@ -21,32 +21,47 @@ Lagrangian (Farley) bound: for covering duals ``pi >= 0`` and ``u >= max_S pi(S)
 pricing, or the pricing MILP's *dual bound*), ``L = sum(pi/u) - max{(pi/u) y : y in Y}`` (the CPU
 part: a fractional knapsack, solved exactly) is at most the LP optimum; ``L > k`` proves ``V``.
 
+Convex contiguity (the peer's IP model; ours): where every class is one node and there are no
+backward nodes, the columns are *convex* sets (no forward path leaves ``S`` and re-enters it) and
+the CPU cores are columns too: convex sets ``C`` of CPU time ``<= V`` (the evaluator asks every
+device, CPU cores included, to be convex), at most ``l`` of them, instead of the fractions ``y``.
+A convex placement of value ``<= V`` gives ``k`` accelerator and ``l`` CPU columns, so with
+``rho >= max_C pi(C)`` the CPU part of ``L`` is at most ``min(knapsack, l rho / u)``. Elsewhere the
+pricing ignores convexity: the LP is then a relaxation of the convex problem, still a bound.
+
 Pricing (``max pi(S)`` over the columns): :class:`_PathDP`, an exact dynamic program along a
 topological order of the classes (Pareto fronts of (load, profit) per state of the open tensors;
-ResNet-50 keeps at most 3 open, 0.3-0.6 s a pricing, 40 columns each), where memory cannot bind;
-else a MILP (:class:`_Pricer`, knapsack rows with the in/out tensor rows of
-:func:`~splitopt.models.throughput_device.build_milp` for one device). Duals are smoothed (Wentges)
-from a centre that starts at ``pi_g = acc_g / V`` (whose bound is the work bound); the master is
-one HiGHS LP to which columns are appended (warm-started simplex).
+ResNet-50 keeps at most 3 open), its steps merged by a compiled kernel (:func:`_dp_step`, numba:
+40-150 ms a pricing on ResNet-50, 40 columns each, against 0.3-0.6 s for the numpy version and 1-4
+s for a MILP), where memory cannot bind; else a MILP (:class:`_Pricer`, knapsack rows with the
+in/out tensor rows of :func:`~splitopt.models.throughput_device.build_milp` for one device). For
+convex sets its codes also carry whether a producer is reachable from ``S`` (then no consumer may
+join); CPU sets are priced by the same DP with CPU times and no communication. Duals are smoothed
+(Wentges) from a centre that starts at ``pi_g = acc_g / V`` (whose bound is the work bound); the
+master is one HiGHS LP to which columns are appended (warm-started simplex).
 
 Placements (price and branch, heuristic): where the LP reaches ``k`` at ``V``, a dive
-(:meth:`_ColGen.dive`: place the column of the largest LP value, re-solve the rest, back up on a
-proven-infeasible rest) and a set-partitioning MILP over the columns and the incumbent's own sets
-(:func:`_restricted_mip`) look for placements of value ``<= V``; every placement is scored by the
-evaluator.
+(:meth:`_ColGen.dive`: place the column of the largest LP value, re-solve the rest, a
+set-partitioning MILP over the columns at every level (at most 2 s each), back up on a
+proven-infeasible rest) and, without a dive placement, a set-partitioning MILP over the columns
+and the incumbent's own sets (:func:`_restricted_mip`) look for placements of value ``<= V``;
+every placement is scored by the evaluator.
 
 :func:`relaxation` (registry ``device_colgen``; :func:`~splitopt.solvers.throughput.device_milp.solve`
-calls it from a 90 s limit on): a search on ``V`` between the proven and the refuted values,
+runs it before the MILP from a 5 s limit on): a search on ``V`` that first proves a value 0.6 %
+below the incumbent, then climbs from the largest proven value in steps of ``0.8 max(gap, 0.05 %)``
+(near the LP's threshold the LP is tight: proofs raise the bound there and dives find placements),
 aiming at ``(1 - target_gap)`` times the incumbent.
 
-Measured (2026-11-23, 2-core EPYC, HiGHS 1.16), ResNet-50 non-contiguous (177 classes): the LP
-proves 33.20 ms in 23-30 s from scratch and decides no value above about 33.215-33.219 ms (it is
-at ``k`` there: the LP bound); a dive at 33.229 ms found a 33.2245 ms placement (better than
-900 s of the MILP, 33.239 ms). Dives are fragile (from other pools of columns the same value gave
-nothing); retried once from the columns of the last proven value, ``device_milp`` with a 120 s
-limit proves 0.1 % in 104 s (33.2245 / 33.1912 ms; 0.150 % without the retry, 0.455 % at 60 s
-without the phase). Found and fixed on the way: the master's duals on the void rows of classes a dive placed
-inflated the Lagrangian bound of the rest (their rows now get zero duals).
+Measured (2026-11-24, 2-core EPYC, HiGHS 1.16), ResNet-50 (177 classes): non-contiguous, one LP
+value at 33.19 ms from scratch 36 s before the compiled kernel and vectorised loads, 11-13 s
+after; the LP is at ``k`` at about 33.217 ms; ``device_milp`` at a 60 s limit with ``mip_gap=1e-3``
+proves 33.2144 ms and finds 33.2325 ms by a dive: 0.055 % in 28-30 s (the MILP's own bound is
+33.10 ms at 60 s). Convex: 33.7746 ms proven in about 1 s, and the LP reaches ``k`` at 33.77467
+ms, just above the peer's DP value 33.774666 ms: the chain optimum is the convex optimum.
+Found and fixed on the way: the master's duals on the void rows of classes a dive placed inflated
+the Lagrangian bound of the rest (their rows now get zero duals); a restricted MILP at the first
+level of a dive took 19 s to prove that no partition exists (now at most 2 s a level).
 """
 
 from __future__ import annotations
