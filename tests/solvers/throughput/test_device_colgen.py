@@ -107,71 +107,46 @@ def _convex(inst, d, S):
     return not (down & up)
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed):
+@pytest.mark.parametrize("cpu", (False, True))
+@pytest.mark.parametrize("seed", range(10))
+def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed, cpu):
     # contiguity "convex", one node per class, inference: the DP prices convex sets only (its codes
     # carry whether a producer is reachable from S), so its maximum is the maximum over the convex
     # sets that fit, by enumeration; a path through a class outside S between two classes in S
-    # (skip edges) is what it must refuse
+    # (skip edges) is what it must refuse. cpu: the CPU-set pricing (CPU time <= V, no
+    # communication, unsupported classes allowed)
     import networkx as nx
 
     from splitopt.solvers.throughput.device_colgen import _PathDP
 
     inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=4, memory=False, colours=0,
-                    unsupported=seed % 2, contiguity="convex")
+                    unsupported=1 if cpu else seed % 2, contiguity="convex")
     d = _Data(inst)
-    assert d.convex_tens is not None
+    assert d.convex_tens is not None and d.cpu_sets
     rng = np.random.default_rng(seed)
-    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+
+    def fits(S, V):
+        return math.fsum(d.cpu[S]) <= V if cpu else d.fits(S, V)
+
+    total = math.fsum(d.cpu) if cpu else math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
     subsets = list(_subsets(d.G))
     refused = 0
-    for V in (0.3 * total, 0.6 * total):
+    for V in (0.25 * total, 0.55 * total):
         # a wide order only costs time: where build declines (more than MAX_OPEN tensors open),
         # the DP on a topological order
         cg = nx.DiGraph([(gu, gv) for gu, gs, _s in d.convex_tens for gv in gs])
         cg.add_nodes_from(range(d.G))
-        dp = _PathDP.build(d, V) or _PathDP(d, V, list(nx.topological_sort(cg)), convex=True)
+        dp = _PathDP.build(d, V, cpu=cpu) or _PathDP(d, V, list(nx.topological_sort(cg)), convex=True, cpu=cpu)
         assert dp.convex
-        fit = [S for S in subsets if d.fits(S, V)]
-        convex = [S for S in fit if _convex(inst, d, S)]
-        refused += len(fit) - len(convex)
+        convex = [S for S in subsets if fits(S, V) and _convex(inst, d, S)]
+        refused += sum(fits(S, V) for S in subsets) - len(convex)
         for _ in range(3):
             pi = rng.random(d.G) * (rng.random(d.G) < 0.8)
             want = max((math.fsum(pi[S]) for S in convex), default=0.0)
             got, sets = dp.price(pi, ncols=5)
             assert math.isclose(got, max(want, 0.0), rel_tol=1e-12, abs_tol=1e-15), (got, want)
-            assert all(_convex(inst, d, S) and d.fits(S, V * (1 + 1e-9)) for S in sets if S.any())
+            assert all(_convex(inst, d, S) and fits(S, V * (1 + 1e-9)) for S in sets if S.any())
     assert refused > 0  # the instance has non-convex sets that fit: the test can fail
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_convex_cpu_dp_is_the_exact_maximum_over_convex_cpu_sets(seed):
-    # the CPU-set pricing: convex sets of CPU time <= V (no communication, unsupported classes
-    # allowed), by enumeration
-    import networkx as nx
-
-    from splitopt.solvers.throughput.device_colgen import _PathDP
-
-    inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=4, memory=False, colours=0,
-                    unsupported=1, contiguity="convex")
-    d = _Data(inst)
-    assert d.cpu_sets
-    rng = np.random.default_rng(seed)
-    refused = 0
-    for V in (0.2 * math.fsum(d.cpu), 0.5 * math.fsum(d.cpu)):
-        cg = nx.DiGraph([(gu, gv) for gu, gs, _s in d.convex_tens for gv in gs])
-        cg.add_nodes_from(range(d.G))
-        dp = _PathDP.build(d, V, cpu=True) or _PathDP(d, V, list(nx.topological_sort(cg)), convex=True, cpu=True)
-        fit = [S for S in _subsets(d.G) if math.fsum(d.cpu[S]) <= V]
-        convex = [S for S in fit if _convex(inst, d, S)]
-        refused += len(fit) - len(convex)
-        for _ in range(3):
-            pi = rng.random(d.G) * (rng.random(d.G) < 0.8)
-            want = max((math.fsum(pi[S]) for S in convex), default=0.0)
-            got, sets = dp.price(pi, ncols=5)
-            assert math.isclose(got, max(want, 0.0), rel_tol=1e-12, abs_tol=1e-15), (got, want)
-            assert all(_convex(inst, d, S) and math.fsum(d.cpu[S]) <= V * (1 + 1e-9) for S in sets if S.any())
-    assert refused > 0
 
 
 @pytest.mark.parametrize("seed", range(10))
