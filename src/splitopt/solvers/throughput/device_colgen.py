@@ -49,7 +49,7 @@ every placement is scored by the evaluator.
 
 :func:`relaxation` (registry ``device_colgen``; :func:`~splitopt.solvers.throughput.device_milp.solve`
 runs it before the MILP from a 5 s limit on): a search on ``V`` that first proves a value 0.6 %
-below the incumbent, then climbs from the largest proven value in steps of ``0.8 max(gap, 0.05 %)``
+below the incumbent, then climbs from the largest proven value in steps of ``0.8 max(gap, 0.1 %)``
 (near the LP's threshold the LP is tight: proofs raise the bound there and dives find placements),
 aiming at ``(1 - target_gap)`` times the incumbent.
 
@@ -916,7 +916,7 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
 
     # how far above the largest proven value the next one goes: near the LP's threshold the LP is
     # tight, so a dive there finds placements, and a proof there raises the bound
-    climb = 0.8 * max(target_gap, 5e-4)
+    climb = 0.8 * max(target_gap, 1e-3)
 
     def nxt():
         # the target, or just above the largest proven value where that is lower; halfway between

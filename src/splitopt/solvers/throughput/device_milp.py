@@ -83,7 +83,8 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     (:func:`~splitopt.solvers.throughput.device_colgen.relaxation`: a bound that sees
     communication and, for ``convex``, the convexity of every device, with price-and-branch
     placements) runs first, with up to :data:`COLGEN_SHARE` of the time; if it closes the gap
-    (``mip_gap``, default 1e-4) the call ends there, else its bound and placement start the MILP.
+    (``mip_gap``; without one, only an exact proof counts, which the LP alone never gives) the
+    call ends there, else its bound and placement start the MILP.
     Measured 2026-11-24 (2-core EPYC, HiGHS 1.16), 60 s limit, ``mip_gap=1e-3``: ResNet-50 convex
     proven in about 2 s (33.774666 ms: the peer's DP value, so its chain optimum is the convex
     optimum), non-contiguous within 0.1 % in about 40 s (the MILP's bound stalls at 33.10 ms).
@@ -121,14 +122,16 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
         from splitopt.solvers.throughput import device_colgen
 
         rest = COLGEN_SHARE * (time_limit - (time.perf_counter() - t0))
-        r = device_colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-4, incumbent=inc)
+        # no mip_gap asks for an exact answer: the LP then aims 1e-6 below the incumbent (it never
+        # proves an exact optimum; its bound and placement start the MILP)
+        r = device_colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-6, incumbent=inc)
         info["colgen"] = r.info["tried"]
         cv = evaluate(instance, r.assignment)[0]
         if cv < inc_val:
             inc, inc_val, inc_src = r.assignment, cv, r.info["solution_from"]
         if r.bound is not None and r.bound > lb:
             lb = lbs["device_colgen"] = r.bound
-        if inc_val - lb <= (mip_gap or 1e-4) * inc_val:
+        if inc_val - lb <= (mip_gap or 0.0) * inc_val + 1e-12 * inc_val:
             info.update(solution_from=inc_src, proof=max(lbs, key=lbs.get))
             return AlgoResult(inc, status="optimal", bound=min(lb, inc_val), info=info)
     model = build_milp(instance, symmetry=symmetry, incumbent=inc_val if inc is not None else None,
