@@ -901,6 +901,8 @@ def relaxation(instance: DeviceInstance, time_limit: float | None = None, target
     # first aim below the target, where the LP is tight enough for a dive to find placements
     # (from a poor incumbent, 0.1 % below it is a value the LP cannot prove nor a dive reach)
     V = max(lb, ub * (1 - max(target_gap, first_step)))
+    if V <= lb:  # the combinatorial bound is already that close: aim at the target (BERT-24)
+        V = aim(ub)
     def score(place):
         if place is None:
             return math.inf, None
