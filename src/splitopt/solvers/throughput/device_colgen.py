@@ -547,11 +547,11 @@ def _restricted_mip(d: _Data, cols: list[np.ndarray], V: float, time_limit: floa
         return None, "no columns"
     loads = d.loads(cols)
     sets = cpu_cols is not None
+    # the start's own CPU sets (one per busy core)
+    own = [] if start_cpu is None else [C for C in (start_cpu == c for c in range(l)) if C.any()]
     if sets:
-        # the CPU sets (with the start's own), as columns of CPU time; one count row
-        ccols = [C for C in cpu_cols if not (C & fixed).any() and math.fsum(d.cpu[C]) <= V]
-        if start_cpu is not None:
-            ccols += [start_cpu == c for c in range(l) if (start_cpu == c).any()]
+        # the CPU sets (the start's own last), as columns of CPU time; one count row
+        ccols = [C for C in cpu_cols if not (C & fixed).any() and math.fsum(d.cpu[C]) <= V] + own
         cl = [math.fsum(d.cpu[C]) for C in ccols]
         cpu_ok, nC, nK = np.zeros(0, int), len(ccols), 1
     else:
@@ -599,7 +599,6 @@ def _restricted_mip(d: _Data, cols: list[np.ndarray], V: float, time_limit: floa
         x0 = np.zeros(n)
         x0[list(start)] = 1.0
         if sets:
-            own = [C for C in (start_cpu == c_ for c_ in range(l)) if C.any()]
             x0[n - 1 - len(own):n - 1] = 1.0
         else:
             col = nS
@@ -607,7 +606,7 @@ def _restricted_mip(d: _Data, cols: list[np.ndarray], V: float, time_limit: floa
                 for g in cpu_ok:
                     x0[col] = float(start_cpu[g] == c_)
                     col += 1
-        x0[tcol] = max([loads[j] / V for j in start] + [math.fsum(d.cpu[start_cpu == c_]) / V for c_ in range(l)])
+        x0[tcol] = max([loads[j] / V for j in start] + [math.fsum(d.cpu[C]) / V for C in own])
         import highspy
 
         sol = highspy.HighsSolution()
@@ -659,7 +658,7 @@ class _ColGen:
         self.fixed = np.zeros(d.G, bool)
         self.cpu_cols: list[np.ndarray] = []
         if self.cpu_dp is not None:
-            cand = [S for S in (cpu_columns or [])] + list(np.eye(d.G, dtype=bool))
+            cand = list(cpu_columns or []) + list(np.eye(d.G, dtype=bool))
             seen: set = set()
             for S in cand:
                 if S.tobytes() not in seen and math.fsum(d.cpu[S]) <= V:

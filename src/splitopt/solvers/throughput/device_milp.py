@@ -87,7 +87,7 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     call ends there, else its bound and placement start the MILP.
     Measured 2026-11-24 (2-core EPYC, HiGHS 1.16), 60 s limit, ``mip_gap=1e-3``: ResNet-50 convex
     proven in about 2 s (33.774666 ms: the peer's DP value, so its chain optimum is the convex
-    optimum), non-contiguous within 0.1 % in about 40 s (the MILP's bound stalls at 33.10 ms).
+    optimum), non-contiguous within 0.1 % in 26-30 s (the MILP's bound stalls at 33.10 ms).
     The solver then gets 0.6 of the time left; if it stops short of a proof, the rest goes to the
     exact pair/triple re-placement of :func:`~splitopt.solvers.throughput.device_lns.lns` from the
     best placement (ResNet-50 non-contiguous without the LP: gap at 60 s 0.91 % -> 0.45 %), whose
@@ -108,16 +108,20 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     lb, lbs = combinatorial_bound(instance)
     inc, inc_val = _incumbent(instance, time_limit) if use_incumbent else (None, math.inf)
     info: dict = {"bounds": lbs}
-    if inc is not None and inc_val <= lb * (1 + 1e-12):
-        # the incumbent meets a proven lower bound: optimal without a solver call
-        info.update(solution_from="incumbent", proof=max(lbs, key=lbs.get))
-        return AlgoResult(inc, status="optimal", bound=min(lb, inc_val), info=info)
-    polish = instance.contiguity != "chain" and inc is not None
     inc_src = "incumbent"
+
+    def proven():
+        # the incumbent meets a proven lower bound (within mip_gap): optimal without a solver call
+        info.update(solution_from=inc_src, proof=max(lbs, key=lbs.get))
+        return AlgoResult(inc, status="optimal", bound=min(lb, inc_val), info=info)
+
+    if inc is not None and inc_val <= lb * (1 + 1e-12):
+        return proven()
+    polish = instance.contiguity != "chain" and inc is not None
     if polish and time_limit is not None and time_limit >= COLGEN_FROM and _colgen_applies(instance, inc_val):
         # the configuration LP first: a bound that sees communication (and, for convex, the
         # convexity of every device) with price-and-branch placements; it often closes the gap
-        # alone (ResNet-50 convex in 1-2 s, non-contiguous in about 35 s, where the MILP's bound
+        # alone (ResNet-50 convex in 1-2 s, non-contiguous in 26-30 s, where the MILP's bound
         # stalls), else its bound and placement start the MILP
         from splitopt.solvers.throughput import device_colgen
 
@@ -132,8 +136,7 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
         if r.bound is not None and r.bound > lb:
             lb = lbs["device_colgen"] = r.bound
         if inc_val - lb <= (mip_gap or 0.0) * inc_val + 1e-12 * inc_val:
-            info.update(solution_from=inc_src, proof=max(lbs, key=lbs.get))
-            return AlgoResult(inc, status="optimal", bound=min(lb, inc_val), info=info)
+            return proven()
     model = build_milp(instance, symmetry=symmetry, incumbent=inc_val if inc is not None else None,
                        lower_bound=lb)
     # one time limit for the whole call: the solver gets what the incumbent phase (at most a
