@@ -1,0 +1,5 @@
+import sys
+
+from splitopt.cli import main
+
+sys.exit(main())
