@@ -8,7 +8,7 @@ import pytest
 
 from cases.fuzz import FAMILIES, fuzz
 
-FAST = {"split": 110, "grouping": 90, "throughput": 80, "pipeline": 50}
+FAST = {"split": 110, "grouping": 90, "throughput": 80, "pipeline": 50, "placement": 50}
 
 
 def _assert_clean(out):

@@ -31,7 +31,7 @@ from splitopt.families import get_family
 from splitopt.instances import io
 from splitopt.validation.harness import TaskTimeout, deadline
 
-FAMILIES = ("split", "grouping", "throughput", "pipeline")
+FAMILIES = ("split", "grouping", "throughput", "pipeline", "placement")
 
 #: replacement values: type swaps and numbers at and beyond the edges of every range
 ODD_NUMBERS = [float("nan"), float("inf"), float("-inf"), 1e308, -1e308, -1, 0, -0.0, 1, 5e-324, 1e-300,
@@ -95,9 +95,13 @@ def base_documents(family: str, count: int = 4) -> list[dict]:
         d["nodes"][0]["memory_bytes"] = 1e7
         d.update(pins={d["layers"][0]["name"]: d["nodes"][0]["name"]}, max_splits=2, contiguous=True,
                  link_model="half-duplex", transfer="per_edge")
-        from splitopt.instances.throughput_device import generate as device_generate
+        from splitopt.instances.placement import generate as device_generate
 
-        docs.append(json.loads(io.dumps(device_generate(1, n_nodes=5), indent=None)))  # comm_model "device"
+        old = json.loads(io.dumps(device_generate(1, n_nodes=5), indent=None))  # a file written before issue 22
+        old["family"], old["data"]["comm_model"] = "throughput", "device"
+        docs.append(old)
+    elif family == "placement":
+        d.update(contiguity="chain", objective="fwd+bwd", acc_memory_bytes=1e9, meta={"note": "x"})
     elif family == "pipeline":
         d.update(micro_batches=[1, 2], max_submodels=3, placement="distinct")
     docs.append(rich)

@@ -45,7 +45,7 @@ def cmd_zoo(args) -> int:
 def cmd_import(args) -> int:
     from splitopt.instances import io
 
-    if args.import_kind == "dnn-partitioning":  # issue 11: a placement workload -> a throughput instance
+    if args.import_kind == "dnn-partitioning":  # a placement workload -> a placement instance (issue 22)
         from splitopt.instances.importers.dnn_partitioning import placement_from_peer, read_peer_file
 
         inst = read_peer_file(args.path, objective=args.objective, contiguity=args.contiguity,
@@ -55,7 +55,7 @@ def cmd_import(args) -> int:
             meta["expert"] = placement_from_peer(inst, json.loads(io.read_text_file(args.expert)))
             inst = inst.with_(meta=meta)
         io.save(inst, args.output)
-        print(f"wrote {args.output}: throughput instance (comm_model device) {inst.name}, {inst.n_nodes} nodes, "
+        print(f"wrote {args.output}: placement instance {inst.name}, {inst.n_nodes} nodes, "
               f"{inst.n_accelerators} accelerators + {inst.n_cpus} CPU cores, objective {inst.objective}, "
               f"contiguity {inst.contiguity}")
         return 0
@@ -167,13 +167,14 @@ def add_parsers(sub) -> None:
     ox.add_argument("-o", "--output", required=True, help="graph JSON file to write")
     ox.add_argument("--name", default=None, help="graph name (default: the model's graph name)")
     ox.add_argument("--batch", type=int, default=None, help="value of a symbolic batch dimension (default 1)")
-    dp = ims.add_parser("dnn-partitioning", help="a msr-fiddle/dnn-partitioning workload JSON (a throughput instance)")
+    dp = ims.add_parser("dnn-partitioning", help="a msr-fiddle/dnn-partitioning workload JSON (a placement instance)")
     dp.add_argument("path", help="their input JSON (maxFPGAs, maxCPUs, maxSizePerFPGA, nodes, edges)")
     dp.add_argument("-o", "--output", required=True, help="instance JSON file to write")
     dp.add_argument("--name", default=None, help="instance name (default: the file name)")
     dp.add_argument("--objective", choices=("max-load", "fwd+bwd"), default="max-load", help="objective")
     dp.add_argument("--contiguity", choices=("none", "convex", "chain"), default="convex",
-                    help="none; convex (each device's forward set convex, their IP); chain (their DP)")
+                    help="none; convex (each device's forward set convex, the peer's IP; the default); chain (the "
+                         "model of the peer's DP: use chain to compare with their DP)")
     dp.add_argument("--expert", default=None, help="their placement JSON to keep as the expert split")
     im.set_defaults(func=cmd_import)
 

@@ -93,8 +93,8 @@ def cmd_solve(args) -> int:
     if getattr(args, "export_placement", None):  # issue 11: the placement in dnn-partitioning's shape
         from splitopt.instances.importers.dnn_partitioning import placement_to_peer, write_json
 
-        if getattr(inst, "comm_model", None) != "device":
-            raise InstanceError("--export-placement", "only for throughput instances with comm_model 'device'")
+        if getattr(inst, "family", None) != "placement":
+            raise InstanceError("--export-placement", f"only for placement instances, got a {inst.family} instance")
         write_json(placement_to_peer(inst, sol.assignment), args.export_placement)
     if args.json:
         out = sol.to_dict()
@@ -182,7 +182,7 @@ def add_parsers(sub) -> None:
                     help="any other option the algorithm declares (see `splitopt families`)")
     so.add_argument("--json", action="store_true", help="machine-readable output")
     so.add_argument("--export-placement", default=None, metavar="FILE",
-                    help="also write the placement in msr-fiddle/dnn-partitioning's JSON shape (device model)")
+                    help="also write the placement in msr-fiddle/dnn-partitioning's JSON shape (placement family)")
     so.add_argument("--repeat", type=int, default=None, metavar="R",
                     help="run R more times and report warm min/median time apart from the first (cold) call")
     owners: dict[str, str] = {}  # option dest -> the family that defines it

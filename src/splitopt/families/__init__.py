@@ -46,6 +46,7 @@ BUILTIN: dict[str, str] = {
     "grouping": "splitopt.families.grouping",
     "throughput": "splitopt.families.throughput",
     "pipeline": "splitopt.families.pipeline",
+    "placement": "splitopt.families.placement",
 }
 
 #: Algorithm kinds. ``exact``: a combinatorial algorithm proven optimal on every instance it

@@ -19,7 +19,6 @@ from splitopt.families import (
     arg,
     field_overrides,
 )
-from splitopt.families import throughput_device as _device
 from splitopt.instances.throughput import LINK_MODELS, TRANSFERS, ThroughputInstance, generate, table2_platform
 from splitopt.models.throughput import evaluate, node_indices
 
@@ -27,8 +26,6 @@ T = "splitopt.solvers.throughput."
 
 
 def describe(instance: ThroughputInstance) -> dict:
-    if getattr(instance, "comm_model", "links") == "device":  # issue 11
-        return _device.describe(instance)
     return {"family": "throughput", "name": instance.name, "layers": instance.n_layers,
             "tensors": len(instance.tensors), "nodes": instance.n_nodes,
             "node_gflops": [f / 1e9 for f in instance.node_flops], "max_splits": instance.max_splits,
@@ -37,8 +34,6 @@ def describe(instance: ThroughputInstance) -> dict:
 
 
 def render(instance: ThroughputInstance, solution) -> str:
-    if getattr(instance, "comm_model", "links") == "device":  # issue 11
-        return _device.render(instance, solution)
     p = node_indices(instance, solution.assignment)
     b = solution.breakdown
     lines = [f"{instance.name}: period {solution.objective:.6g} s, throughput {b.get('throughput', 0):.6g} /s "
@@ -125,9 +120,6 @@ ALGORITHMS = {a.name: a for a in (
     Algorithm("bruteforce", T + "bruteforce:bruteforce", "exact", "enumeration of N^L placements (tiny instances)"),
 )}
 
-# issue 11: the device communication model's algorithms; every algorithm checks the comm_model
-ALGORITHMS = _device.merge(ALGORITHMS)
-
 FAMILY = Family(
     name="throughput",
     instance_type=ThroughputInstance,
@@ -136,7 +128,6 @@ FAMILY = Family(
     default_algorithm="bnb",
     reference_algorithm="rlt",
     relaxations=("lp_rlt", "lp_mccormick"),
-    reference_for=_device.reference_for,  # device instances: device_milp / device_lp (issue 11)
     describe=describe,
     render=render,
     sense="min",

@@ -309,14 +309,14 @@ def _workloads(st: InstanceSet, n: int | None):
 
     for name in list(PACKAGED)[: n or None]:
         for cont in ("chain", "none"):
-            yield Member(f"throughput/workloads/{name}/{cont}", "callable", "throughput", (load_workload, name, cont))
+            yield Member(f"placement/workloads/{name}/{cont}", "callable", "placement", (load_workload, name, cont))
 
 
 def _device_random(st: InstanceSet, n: int | None):
-    from splitopt.instances.throughput_device import generate_mixed
+    from splitopt.instances.placement import generate_mixed
 
     for s in range(100 if n is None else n):
-        yield Member(f"throughput/device/seed={s}", "callable", "throughput", (generate_mixed, s))
+        yield Member(f"placement/seed={s}", "callable", "placement", (generate_mixed, s))
 
 
 def _builtin_sets() -> dict[str, tuple[str, Callable[[InstanceSet, int | None], Iterable[Member]]]]:
@@ -332,9 +332,9 @@ def _builtin_sets() -> dict[str, tuple[str, Callable[[InstanceSet, int | None], 
         if fam.sets.random is not None and fam.generate is not None:
             out[f"{name}-random"] = (f"{name} family, generated, seeds 0..N-1 (N={fam.sets.random_seeds})",
                                      _random(name))
-    out["workloads"] = ("the four shipped dnn-partitioning workloads (throughput, device model), contiguity chain and "
+    out["workloads"] = ("the four shipped dnn-partitioning workloads (placement family), contiguity chain and "
                         "none (issue 11)", _workloads)
-    out["device-random"] = ("throughput family, device model, generated (generate_mixed), seeds 0..N-1 (N=100)",
+    out["device-random"] = ("placement family, generated (generate_mixed), seeds 0..N-1 (N=100)",
                             _device_random)
     out["zoo"] = ("every zoo architecture through every family (Family.generate(seed, graph=...))", _graphs("zoo"))
     out["pipedream"] = ("every packaged PipeDream profile through every family", _graphs("pipedream"))

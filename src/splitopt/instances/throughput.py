@@ -220,10 +220,14 @@ class ThroughputInstance:
     def from_dict(cls, d: Mapping) -> "ThroughputInstance":
         if not isinstance(d, Mapping):
             raise InstanceError("", f"a throughput instance must be an object, got {type(d).__name__}")
-        if d.get("comm_model", "links") == "device":  # issue 11: the device communication model
-            from splitopt.instances.throughput_device import DeviceInstance
+        if d.get("comm_model", "links") == "device":  # a file written before issue 22: a placement instance
+            import sys
 
-            return DeviceInstance.from_dict(d)
+            from splitopt.instances.placement import PlacementInstance
+
+            print("splitopt: note: a throughput file with comm_model 'device' (written before issue 22) "
+                  "loads as a placement instance", file=sys.stderr)
+            return PlacementInstance.from_dict(d)
         known = {"name", "layers", "tensors", "nodes", "rates_bytes_per_s", "max_splits", "link_model", "transfer", "comm_model",
                  "pins", "contiguous", "meta"}
         unknown = sorted(set(d) - known)

@@ -129,10 +129,6 @@ def evaluate(instance: ThroughputInstance, assignment: Any) -> tuple[float, dict
 
     Breakdown: ``period``, ``throughput`` (inferences/s), ``compute_max`` and ``link_max`` (the
     slowest node and link resource), ``splits`` (split points in the layer order)."""
-    if getattr(instance, "comm_model", "links") == "device":  # issue 11: the device communication model
-        from splitopt.models.throughput_device import evaluate as evaluate_device
-
-        return evaluate_device(instance, assignment)
     p = node_indices(instance, assignment)
     check_constraints(instance, p)
     loads = np.zeros(instance.n_nodes)

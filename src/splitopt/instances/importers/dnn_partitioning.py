@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from splitopt.errors import InstanceError, check_number
-from splitopt.instances.throughput_device import CONTIGUITIES, OBJECTIVES, DeviceInstance
+from splitopt.instances.placement import CONTIGUITIES, OBJECTIVES, PlacementInstance
 
 MS = 1e-3  # their times are milliseconds
 
@@ -64,8 +64,8 @@ def _flag(path: str, v: Any) -> bool:
 
 
 def from_peer(d: Mapping, *, name: str = "dnn-partitioning", objective: str = "max-load",
-              contiguity: str = "convex", meta: Mapping | None = None) -> DeviceInstance:
-    """Their input object -> a :class:`DeviceInstance` (times converted to seconds)."""
+              contiguity: str = "convex", meta: Mapping | None = None) -> PlacementInstance:
+    """Their input object -> a :class:`PlacementInstance` (times converted to seconds)."""
     if not isinstance(d, Mapping):
         raise InstanceError("", f"a dnn-partitioning input must be a JSON object, got {type(d).__name__}")
     for key in ("maxFPGAs", "maxCPUs", "maxSizePerFPGA", "nodes", "edges"):
@@ -134,13 +134,13 @@ def from_peer(d: Mapping, *, name: str = "dnn-partitioning", objective: str = "m
     if labels:
         info["labels"] = labels
     info.update(meta or {})
-    return DeviceInstance(tuple(names), tuple(cpu), tuple(acc), tensors, n_accelerators=k, n_cpus=l_,
+    return PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tensors, n_accelerators=k, n_cpus=l_,
                           acc_memory_bytes=mem, supported=tuple(sup), size_bytes=tuple(size), backward=tuple(back),
                           colour=tuple(col), objective=objective, contiguity=contiguity, name=name, meta=info)
 
 
-def to_peer(instance: DeviceInstance) -> dict:
-    """A :class:`DeviceInstance` -> their input object (times in milliseconds; ids from node names
+def to_peer(instance: PlacementInstance) -> dict:
+    """A :class:`PlacementInstance` -> their input object (times in milliseconds; ids from node names
     when they are integers, else positions)."""
     ids = _peer_ids(instance)
     labels = instance.meta.get("labels", {}) if isinstance(instance.meta, Mapping) else {}
@@ -159,7 +159,7 @@ def to_peer(instance: DeviceInstance) -> dict:
             "maxFPGAs": instance.n_accelerators, "maxCPUs": instance.n_cpus, "nodes": nodes, "edges": edges}
 
 
-def _peer_ids(instance: DeviceInstance) -> list[int]:
+def _peer_ids(instance: PlacementInstance) -> list[int]:
     try:
         ids = [int(nm) for nm in instance.nodes]
         if len(set(ids)) == len(ids) and all(str(i) == nm for i, nm in zip(ids, instance.nodes)):
@@ -169,10 +169,10 @@ def _peer_ids(instance: DeviceInstance) -> list[int]:
     return list(range(instance.n_nodes))
 
 
-def placement_to_peer(instance: DeviceInstance, assignment) -> dict:
+def placement_to_peer(instance: PlacementInstance, assignment) -> dict:
     """An assignment -> their placement shape ``{"cpus", "fpgas", "maxLoad"}`` with loads (in
     milliseconds) from our evaluator, one entry per accelerator and CPU core."""
-    from splitopt.models.throughput_device import device_indices, device_loads, evaluate
+    from splitopt.models.placement import device_indices, device_loads, evaluate
 
     obj, _b = evaluate(instance, assignment)
     p = device_indices(instance, assignment)
@@ -185,7 +185,7 @@ def placement_to_peer(instance: DeviceInstance, assignment) -> dict:
     return {"cpus": machines[k:], "fpgas": machines[:k], "maxLoad": float(obj / MS)}
 
 
-def placement_from_peer(instance: DeviceInstance, d: Mapping, *, complete: bool = True) -> list[str]:
+def placement_from_peer(instance: PlacementInstance, d: Mapping, *, complete: bool = True) -> list[str]:
     """Their placement object -> our assignment (device name per node). Loads in the file are
     ignored (our evaluator recomputes them). With ``complete``, nodes the file leaves out (the
     backward nodes of an expert split) go to the device of their colour class, as the peer's
@@ -227,7 +227,7 @@ def placement_from_peer(instance: DeviceInstance, d: Mapping, *, complete: bool 
     return [str(v) for v in out]
 
 
-def read_peer_file(path, **kw) -> DeviceInstance:
+def read_peer_file(path, **kw) -> PlacementInstance:
     from splitopt.instances.io import read_text_file
 
     text = read_text_file(path)
@@ -239,7 +239,7 @@ def read_peer_file(path, **kw) -> DeviceInstance:
     return from_peer(d, **kw)
 
 
-def load_packaged(name: str, **kw) -> DeviceInstance:
+def load_packaged(name: str, **kw) -> PlacementInstance:
     """One of the shipped workloads (:data:`PACKAGED`) with its expert split (if any) in
     ``meta["expert"]`` (device name per node) and the peer's DP optimum in seconds in
     ``meta["reference_dp"]``."""
@@ -258,7 +258,7 @@ def load_packaged(name: str, **kw) -> DeviceInstance:
     return inst
 
 
-def load_workload(name: str, contiguity: str = "chain") -> DeviceInstance:
+def load_workload(name: str, contiguity: str = "chain") -> PlacementInstance:
     """``load_packaged(name, contiguity=contiguity)`` with positional arguments: the loader of the
     ``workloads`` validation set's members (:mod:`splitopt.instances.sets`)."""
     return load_packaged(name, contiguity=contiguity)

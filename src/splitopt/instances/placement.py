@@ -1,12 +1,14 @@
-"""Instances of the ``throughput`` family under the *device* communication model (issue 11):
-place the operators of a DNN graph on ``k`` identical accelerators and ``l`` CPU cores so that the
+"""Instances of the ``placement`` family (issue 22; issue 11 had it inside ``throughput`` behind
+``comm_model="device"``): place the operators of a DNN graph on ``k`` identical accelerators and ``l`` CPU cores so that the
 largest device load (the pipeline's period) is as small as possible.
 
 Source: Tarnawski, Phanishayee, Devanur, Mahajan, Nina Paravecino, "Efficient Algorithms for Device
 Placement of DNN Graph Operators", NeurIPS 2020, §4 (throughput: min max-load) and its public code
 msr-fiddle/dnn-partitioning (MIT), whose input format :mod:`splitopt.instances.importers.dnn_partitioning`
-reads. Beside seed 004's ``links`` model (:class:`~splitopt.instances.throughput.ThroughputInstance`,
+reads. Unlike seed 004's ``throughput`` model (:class:`~splitopt.instances.throughput.ThroughputInstance`,
 where transfers load links), here transfers load the *accelerators* that send or receive them.
+Files written before issue 22 (family ``throughput``, ``"comm_model": "device"``) load as placement
+instances (:meth:`PlacementInstance.from_dict` accepts the old field).
 
 Data (SI units; the importer converts the peer's milliseconds to seconds):
 
@@ -18,7 +20,7 @@ Data (SI units; the importer converts the peer's milliseconds to seconds):
   accelerator and host memory (one value per producer, as in the peer's format);
 * ``n_accelerators`` (k, identical, ``acc_memory_bytes`` each, ``None`` = unlimited), ``n_cpus`` (l).
 
-Cost model (evaluated by :func:`splitopt.models.throughput_device.evaluate`, the single source of
+Cost model (evaluated by :func:`splitopt.models.placement.evaluate`, the single source of
 truth): a CPU core's load is the sum of its nodes' ``cpu_seconds`` (no communication: data is in host
 memory); an accelerator's load is the sum of its nodes' ``acc_seconds`` plus, for every tensor that
 enters it (producer elsewhere, some consumer here) or leaves it (producer here, some consumer
@@ -54,11 +56,10 @@ CONTIGUITIES = ("none", "convex", "chain")
 
 
 @dataclass(frozen=True, eq=False)
-class DeviceInstance:
-    """One ``throughput`` instance with ``comm_model="device"`` (see the module docstring)."""
+class PlacementInstance:
+    """One ``placement`` instance (see the module docstring)."""
 
-    family: ClassVar[str] = "throughput"
-    comm_model: ClassVar[str] = "device"
+    family: ClassVar[str] = "placement"
     #: range limits (:mod:`splitopt.instances.limits`), in the JSON names of :meth:`to_dict`
     LIMITS: ClassVar[dict] = {"nodes[].cpu_seconds": limits.QUANTITY, "nodes[].acc_seconds": limits.QUANTITY,
                               "nodes[].size_bytes": limits.QUANTITY, "tensors[].seconds": limits.QUANTITY,
@@ -159,6 +160,8 @@ class DeviceInstance:
         order = self._topological()
         if order is None:
             raise InstanceError("tensors", "the graph has a cycle (it must be a DAG)")
+        if self.meta is not None and not isinstance(self.meta, Mapping):
+            raise InstanceError("meta", f"must be an object (a mapping), got {self.meta!r}"[:200])
         object.__setattr__(self, "meta", dict(self.meta or {}))
         limits.enforce(self)
 
@@ -228,7 +231,7 @@ class DeviceInstance:
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict:
         d: dict[str, Any] = {
-            "comm_model": "device", "name": self.name,
+            "name": self.name,
             "n_accelerators": self.n_accelerators, "n_cpus": self.n_cpus, "acc_memory_bytes": self.acc_memory_bytes,
             "objective": self.objective, "contiguity": self.contiguity,
             "nodes": [{"name": nm, "cpu_seconds": self.cpu_seconds[i], "acc_seconds": self.acc_seconds[i],
@@ -241,16 +244,16 @@ class DeviceInstance:
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "DeviceInstance":
+    def from_dict(cls, d: Mapping) -> "PlacementInstance":
         if not isinstance(d, Mapping):
-            raise InstanceError("", f"a device-model throughput instance must be an object, got {type(d).__name__}")
+            raise InstanceError("", f"a placement instance must be an object, got {type(d).__name__}")
         known = {"comm_model", "name", "n_accelerators", "n_cpus", "acc_memory_bytes", "objective", "contiguity",
                  "nodes", "tensors", "meta"}
         unknown = sorted(set(d) - known)
         if unknown:
             raise InstanceError(unknown[0], "unknown field")
-        if d.get("comm_model") != "device":
-            raise InstanceError("comm_model", f"must be 'device', got {d.get('comm_model')!r}")
+        if "comm_model" in d and d["comm_model"] != "device":  # files written before issue 22
+            raise InstanceError("comm_model", f"must be 'device' (or absent), got {d.get('comm_model')!r}")
         for key in ("nodes", "tensors"):
             if not isinstance(d.get(key), list):
                 raise InstanceError(key, f"must be a list, got {d.get(key)!r}"[:200])
@@ -282,13 +285,13 @@ class DeviceInstance:
                    acc_memory_bytes=d.get("acc_memory_bytes"), supported=tuple(cols["supported"]),
                    size_bytes=tuple(cols["size_bytes"]), backward=tuple(cols["backward"]),
                    colour=tuple(cols["colour"]), objective=d.get("objective", "max-load"),
-                   contiguity=d.get("contiguity", "none"), name=str(d.get("name", "device")), meta=d.get("meta") or {})
+                   contiguity=d.get("contiguity", "none"), name=str(d.get("name", "device")), meta=d.get("meta", {}))
 
-    def with_(self, **changes) -> "DeviceInstance":
+    def with_(self, **changes) -> "PlacementInstance":
         return replace(self, **changes)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, DeviceInstance) and self.to_dict() == other.to_dict()
+        return isinstance(other, PlacementInstance) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # mutable-looking fields (meta): not hashable, like the other instances
 
@@ -297,7 +300,7 @@ class DeviceInstance:
 def generate(seed: int, n_nodes: int = 7, n_accelerators: int = 2, n_cpus: int = 1, *, skips: int = 2,
              training: bool = False, memory: bool | None = None, colours: int | None = None,
              unsupported: int | None = None, objective: str = "max-load", contiguity: str = "none",
-             name: str | None = None) -> DeviceInstance:
+             name: str | None = None) -> PlacementInstance:
     """A seeded random device-model instance: a chain of ``n_nodes`` forward nodes plus ``skips``
     skip edges; accelerator times log-uniform over 1..10 ms, CPU times 2-20x slower, tensor times
     log-uniform over 0.1..3 ms; ``memory`` (drawn when ``None``) gives accelerators about 40-80 % of
@@ -362,17 +365,17 @@ def generate(seed: int, n_nodes: int = 7, n_accelerators: int = 2, n_cpus: int =
     if memory is None:
         memory = bool(rng.random() < 0.5)
     mem = float(sum(size) * rng.uniform(0.4, 0.8)) if memory else None
-    return DeviceInstance(tuple(names), tuple(cpu), tuple(acc), tuple(tensors), n_accelerators=n_accelerators,
+    return PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(tensors), n_accelerators=n_accelerators,
                           n_cpus=n_cpus, acc_memory_bytes=mem, supported=tuple(sup), size_bytes=tuple(size),
                           backward=tuple(backward), colour=tuple(colour), objective=objective, contiguity=contiguity,
                           name=name or f"device-{n}x{n_accelerators}+{n_cpus}-s{seed}")
 
 
-def generate_mixed(seed: int) -> DeviceInstance:
+def generate_mixed(seed: int) -> PlacementInstance:
     """A small :func:`generate` instance whose shape is drawn from the seed as well (4-7 forward
     nodes, 1-3 accelerators, 0-1 CPU core, inference or training, both objectives, every
     contiguity): the members of the ``device-random`` validation set, small enough for
-    ``device_bruteforce``."""
+    ``bruteforce``."""
     rng = np.random.default_rng([seed, 22022])
     training = bool(rng.random() < 0.3)
     k = int(rng.integers(1, 4))
@@ -385,4 +388,6 @@ def generate_mixed(seed: int) -> DeviceInstance:
                     contiguity=str(rng.choice(CONTIGUITIES)), name=f"device-mixed-s{seed}", **extra)
 
 
-__all__ = ["DeviceInstance", "OBJECTIVES", "CONTIGUITIES", "generate", "generate_mixed"]
+DeviceInstance = PlacementInstance  # the name before issue 22
+
+__all__ = ["PlacementInstance", "DeviceInstance", "OBJECTIVES", "CONTIGUITIES", "generate", "generate_mixed"]

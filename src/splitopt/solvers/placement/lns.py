@@ -5,7 +5,7 @@ Why it is exact on the neighbourhood: a device's load depends only on which clas
 compute times) and on which tensors cross its boundary; moving classes *between* the devices of a
 set ``R`` leaves every device outside ``R`` with the same classes and the same crossing tensors, so
 their loads are constants and the sub-MILP over ``R`` (the rows of
-:func:`splitopt.models.throughput_device.build_milp` restricted to ``R``, fixed endpoints outside
+:func:`splitopt.models.placement.build_milp` restricted to ``R``, fixed endpoints outside
 ``R`` entering as zeros) is the whole problem with the other devices frozen.
 
 Each round takes the most loaded device ``a`` and tries ``R = {a, b}`` for every other device ``b``
@@ -15,7 +15,7 @@ and ``convex`` (the convex rows of the MILP for the devices of ``R``, written ov
 class: a path that leaves a device of ``R`` through frozen devices and comes back is seen);
 ``chain`` is declined (the ideal branch and bound is exact there).
 On ResNet-50 non-contiguous it lowers the descent's 33.36 ms placement (see
-:func:`~splitopt.solvers.throughput.device_baselines.improve`); every accepted placement is
+:func:`~splitopt.solvers.placement.baselines.improve`); every accepted placement is
 scored by the evaluator.
 """
 
@@ -29,11 +29,11 @@ import numpy as np
 
 from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.families import AlgoResult
-from splitopt.instances.throughput_device import DeviceInstance
-from splitopt.models.throughput_device import class_data, class_tensors, device_indices, device_loads, evaluate
+from splitopt.instances.placement import PlacementInstance
+from splitopt.models.placement import class_data, class_tensors, device_indices, device_loads, evaluate
 
 
-def _key(instance: DeviceInstance, p: list[int]) -> tuple:
+def _key(instance: PlacementInstance, p: list[int]) -> tuple:
     f, b, _c = device_loads(instance, p)
     return (evaluate(instance, p)[0],) + tuple(sorted((f + b).tolist(), reverse=True))
 
@@ -47,7 +47,7 @@ def _better(a: tuple, b: tuple) -> bool:
     return False
 
 
-def _sub_milp(instance: DeviceInstance, p: list[int], R: tuple[int, ...], time_limit: float):
+def _sub_milp(instance: PlacementInstance, p: list[int], R: tuple[int, ...], time_limit: float):
     """Best placement of the classes on the devices ``R`` with every other device fixed; ``None``
     when the solver returns nothing usable."""
     import pyomo.environ as pyo
@@ -148,13 +148,13 @@ def _sub_milp(instance: DeviceInstance, p: list[int], R: tuple[int, ...], time_l
     return q
 
 
-def lns(instance: DeviceInstance, assignment, time_limit: float | None = 10.0, sub_time: float = 2.0,
+def lns(instance: PlacementInstance, assignment, time_limit: float | None = 10.0, sub_time: float = 2.0,
         triples: bool = True) -> AlgoResult:
     """Improve a feasible placement by exact re-placement on pairs and triples of devices (module
     docstring). Returns a placement never worse than ``assignment`` (evaluator objective);
     ``info['rounds']`` counts accepted sub-solutions."""
     if instance.contiguity == "chain":
-        raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (device_ideals) is exact there; "
+        raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (ideals) is exact there; "
                                           "the device LNS handles 'none' and 'convex'")
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     p = device_indices(instance, assignment)
@@ -193,14 +193,14 @@ def lns(instance: DeviceInstance, assignment, time_limit: float | None = 10.0, s
                       info={"rounds": rounds, "stopped_by_time": stopped})
 
 
-def solve(instance: DeviceInstance, time_limit: float | None = None) -> AlgoResult:
-    """Registry entry ``device_lns``: the device MILP's incumbent phase (linearised DP, chain optimum,
+def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoResult:
+    """Registry entry ``lns``: the device MILP's incumbent phase (linearised DP, chain optimum,
     descent; up to 0.2 of ``time_limit``), then :func:`lns` with the rest (10 s without a limit).
     A heuristic: no bound."""
-    from splitopt.solvers.throughput.device_milp import _incumbent
+    from splitopt.solvers.placement.incumbent import incumbent as _incumbent
 
     if instance.contiguity == "chain":
-        raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (device_ideals) is exact there; "
+        raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (ideals) is exact there; "
                                           "the device LNS handles 'none' and 'convex'")
     t0 = time.perf_counter()
     start, _v = _incumbent(instance, None if time_limit is None else 0.2 * time_limit)

@@ -4,7 +4,7 @@ the evaluator (single source of truth) and the MILP.
 Source: Tarnawski et al., "Efficient Algorithms for Device Placement of DNN Graph Operators",
 NeurIPS 2020, §4 (min max-load) and its integer program (the public ``throughput-ip/ip.py`` of
 msr-fiddle/dnn-partitioning, read for the model, not copied). Instance semantics in
-:mod:`splitopt.instances.throughput_device`.
+:mod:`splitopt.instances.placement`.
 
 * :func:`evaluate`: loads per device, objective ``max-load`` or ``fwd+bwd``; rejects (with
   :class:`~splitopt.errors.InfeasibleSolution`) unsupported nodes on accelerators, broken colour
@@ -41,11 +41,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from splitopt.errors import InfeasibleSolution, InstanceError
-from splitopt.instances.throughput_device import DeviceInstance
+from splitopt.instances.placement import PlacementInstance
 
 
 # ---------------------------------------------------------------------- evaluator
-def device_indices(instance: DeviceInstance, assignment: Any) -> list[int]:
+def device_indices(instance: PlacementInstance, assignment: Any) -> list[int]:
     """Assignment (device names ``acc0..``, ``cpu0..`` or indices, one per node) -> device indices."""
     if isinstance(assignment, (str, bytes)) or not isinstance(assignment, (Sequence, np.ndarray)):
         raise InstanceError("assignment", f"must be a list of device names, one per node, got {assignment!r}"[:200])
@@ -66,7 +66,7 @@ def device_indices(instance: DeviceInstance, assignment: Any) -> list[int]:
     return out
 
 
-def device_loads(instance: DeviceInstance, p: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def device_loads(instance: PlacementInstance, p: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(forward load, backward load, communication part)`` per device (no feasibility checks)."""
     D, k = instance.n_devices, instance.n_accelerators
     fwd = np.zeros(D)
@@ -113,7 +113,7 @@ def _reaches_back(n: int, succ: list[list[int]], members: set[int]) -> int | Non
     return None
 
 
-def check_constraints(instance: DeviceInstance, p: Sequence[int]) -> None:
+def check_constraints(instance: PlacementInstance, p: Sequence[int]) -> None:
     """Raise :class:`InfeasibleSolution` for an unsupported node on an accelerator, a split colour
     class, an accelerator over its memory, or broken contiguity."""
     k = instance.n_accelerators
@@ -181,13 +181,13 @@ def check_constraints(instance: DeviceInstance, p: Sequence[int]) -> None:
                                          "(contiguity chain, the peer's DP model) orders them")
 
 
-def objective_of(instance: DeviceInstance, fwd: np.ndarray, bwd: np.ndarray) -> float:
+def objective_of(instance: PlacementInstance, fwd: np.ndarray, bwd: np.ndarray) -> float:
     if instance.objective == "max-load":
         return float(max(fwd + bwd))
     return float(max(fwd)) + float(max(bwd))
 
 
-def evaluate(instance: DeviceInstance, assignment: Any) -> tuple[float, dict[str, float]]:
+def evaluate(instance: PlacementInstance, assignment: Any) -> tuple[float, dict[str, float]]:
     """Objective (seconds per sample, minimised: ``max-load`` or ``fwd+bwd``) and breakdown.
 
     Breakdown: ``max_load`` (largest forward + backward load), ``fwd_max``, ``bwd_max``,
@@ -209,7 +209,7 @@ def evaluate(instance: DeviceInstance, assignment: Any) -> tuple[float, dict[str
 
 
 # ---------------------------------------------------------------------- bounds
-def class_data(instance: DeviceInstance):
+def class_data(instance: PlacementInstance):
     """Colour classes with their summed CPU/accelerator times, sizes and support."""
     cls = instance.colour_classes
     cpu = [math.fsum(instance.cpu_seconds[i] for i in g) for g in cls]
@@ -219,7 +219,7 @@ def class_data(instance: DeviceInstance):
     return cls, cpu, acc, size, sup
 
 
-def class_tensors(instance: DeviceInstance, min_seconds: float = 0.0):
+def class_tensors(instance: PlacementInstance, min_seconds: float = 0.0):
     """``(cls_of, tensors)``: the class index of every node, and every tensor between distinct
     colour classes as ``(producer class, sorted consumer classes, seconds, backward?)``, those of
     ``min_seconds`` or less left out (the MILP builders drop negligible tensors this way)."""
@@ -237,7 +237,7 @@ def class_tensors(instance: DeviceInstance, min_seconds: float = 0.0):
     return cls_of, out
 
 
-def work_bound(instance: DeviceInstance) -> float:
+def work_bound(instance: PlacementInstance) -> float:
     """A lower bound on the ``max-load`` optimum (also valid for ``fwd+bwd``, which is never below it):
     the smallest ``T`` at which the classes fit *fractionally* (communication ignored) on ``l`` CPU
     cores of capacity ``T`` and ``k`` accelerators of capacity ``T``, each class at least its cheapest
@@ -285,7 +285,7 @@ def work_bound(instance: DeviceInstance) -> float:
     return max(lb_single, lo)
 
 
-def cardinality_bound(instance: DeviceInstance) -> float:
+def cardinality_bound(instance: PlacementInstance) -> float:
     """A pigeonhole lower bound on the ``max-load`` optimum (any contiguity; also valid for
     ``fwd+bwd``, never below ``max-load``), the classical ``P||Cmax`` bound applied to the classes
     that cannot sit on a CPU core.
@@ -325,7 +325,7 @@ def cardinality_bound(instance: DeviceInstance) -> float:
 
 
 # ---------------------------------------------------------------------- MILP
-def build_milp(instance: DeviceInstance, *, symmetry: bool = True, valid_inequalities: bool = True,
+def build_milp(instance: PlacementInstance, *, symmetry: bool = True, valid_inequalities: bool = True,
                incumbent: float | None = None, lower_bound: float | None = None):
     """Pyomo MILP of the instance (module docstring). Times are in units of ``model._unit`` (the
     work bound, so that rows have O(1) coefficients); ``incumbent`` (seconds, the value of a known
@@ -491,7 +491,7 @@ def build_milp(instance: DeviceInstance, *, symmetry: bool = True, valid_inequal
     return m
 
 
-def assignment_from_milp(instance: DeviceInstance, model) -> list[str]:
+def assignment_from_milp(instance: PlacementInstance, model) -> list[str]:
     """Device name per node from a solved model (the largest ``x`` per class; for ``chain`` the
     positions are mapped to accelerators and CPU cores in order)."""
     D = instance.n_devices

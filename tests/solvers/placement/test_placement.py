@@ -22,9 +22,9 @@ from splitopt.instances.importers.dnn_partitioning import (
     placement_to_peer,
     to_peer,
 )
-from splitopt.instances.throughput_device import DeviceInstance, generate
-from splitopt.models.throughput_device import evaluate, work_bound
-from splitopt.solvers.throughput.device_common import Contracted, isolation_bound
+from splitopt.instances.placement import PlacementInstance, generate
+from splitopt.models.placement import evaluate, work_bound
+from splitopt.solvers.placement.common import Contracted, isolation_bound
 
 
 def close(a, b, rel=1e-9):
@@ -49,16 +49,16 @@ def test_bruteforce_milp_ideals_agree(seed, objective, contiguity):
 def _agreement(seed, objective, contiguity):
     """Brute-force optimum and the exact algorithms' solutions; bounds and baselines checked here."""
     inst = case(seed, objective, contiguity)
-    bf = solve(inst, "device_bruteforce")
-    m = solve(inst, "device_milp")
+    bf = solve(inst, "bruteforce")
+    m = solve(inst, "milp")
     assert m.bound <= bf.objective * (1 + 1e-9)
-    exact = [m] + ([solve(inst, "device_ideals")] if contiguity == "chain" else [])
+    exact = [m] + ([solve(inst, "ideals")] if contiguity == "chain" else [])
     # every bound is below the optimum; every baseline at or above it
     assert work_bound(inst) <= bf.objective * (1 + 1e-12)
     con = Contracted(inst, fuse_cycles=contiguity == "chain")
     assert isolation_bound(con, inst)[0] <= bf.objective * (1 + 1e-12)
-    assert solve(inst, "device_lp").bound <= bf.objective * (1 + 1e-9)
-    for algo in ("device_linearised", "device_local"):
+    assert solve(inst, "lp").bound <= bf.objective * (1 + 1e-9)
+    for algo in ("linearised", "local"):
         try:
             assert solve(inst, algo).objective >= bf.objective * (1 - 1e-12)
         except InfeasibleSolution:  # the linearised DP may find no run split under memory limits
@@ -76,7 +76,7 @@ def test_bruteforce_milp_ideals_agree_more(seed, objective, contiguity):
 
 def test_evaluator_by_hand():
     # a -> b -> c, a -> c; tensor times: a 1, b 2; acc a=10, b=20, c=30; cpu 10x
-    inst = DeviceInstance(("a", "b", "c"), (100.0, 200.0, 300.0), (10.0, 20.0, 30.0),
+    inst = PlacementInstance(("a", "b", "c"), (100.0, 200.0, 300.0), (10.0, 20.0, 30.0),
                           ((0, (1, 2), 1.0), (1, (2,), 2.0)), n_accelerators=2, n_cpus=1)
     # a, b on acc0; c on acc1: acc0 sends a (once, although only c is remote) and b: 10+20+1+2;
     # acc1 receives a and b: 30+1+2
@@ -91,14 +91,14 @@ def test_evaluator_by_hand():
 
 def test_convex_is_weaker_than_chain():
     # two branches a1 -> b2 and b1 -> a2: {a1, a2} and {b1, b2} are each convex but feed each other
-    inst = DeviceInstance(("a1", "a2", "b1", "b2"), (1.0,) * 4, (1.0,) * 4,
+    inst = PlacementInstance(("a1", "a2", "b1", "b2"), (1.0,) * 4, (1.0,) * 4,
                           ((0, (3,), 0.0), (2, (1,), 0.0)), n_accelerators=2, n_cpus=0, contiguity="convex")
     split = ["acc0", "acc0", "acc1", "acc1"]
     assert evaluate(inst, split)[0] == 2.0
     with pytest.raises(InfeasibleSolution, match="cycle"):
         evaluate(inst.with_(contiguity="chain"), split)
     # a path leaving a set and re-entering it is not convex
-    chain3 = DeviceInstance(("x", "y", "z"), (1.0,) * 3, (1.0,) * 3, ((0, (1,), 0.0), (1, (2,), 0.0)),
+    chain3 = PlacementInstance(("x", "y", "z"), (1.0,) * 3, (1.0,) * 3, ((0, (1,), 0.0), (1, (2,), 0.0)),
                             n_accelerators=2, n_cpus=0, contiguity="convex")
     with pytest.raises(InfeasibleSolution, match="convex"):
         evaluate(chain3, ["acc0", "acc1", "acc0"])
@@ -123,13 +123,13 @@ def test_constraints_rejected():
 @pytest.mark.parametrize("name", list(PACKAGED))
 def test_workloads_equal_reference_dp(name):
     inst = load_packaged(name, contiguity="chain")
-    sol = solve(inst, "device_ideals", time_limit=60)
+    sol = solve(inst, "ideals", time_limit=60)
     ref = REFERENCE[name][0] * MS
     assert sol.status == "optimal"
     assert close(sol.objective, ref)
     assert sol.bound <= sol.objective
     # the linearised DP is a feasible chain placement, never below the optimum
-    assert solve(inst, "device_linearised").objective >= sol.objective * (1 - 1e-12)
+    assert solve(inst, "linearised").objective >= sol.objective * (1 - 1e-12)
 
 
 @pytest.mark.parametrize("name", list(PACKAGED))
@@ -149,9 +149,9 @@ def test_round_trips(name, tmp_path):
     path = tmp_path / "inst.json"
     io.save(inst, path)
     back = io.load(path)
-    assert isinstance(back, DeviceInstance) and back == inst
+    assert isinstance(back, PlacementInstance) and back == inst
     # a placement out in their shape and back: same assignment, loads = our evaluator's
-    a = solve(inst.with_(contiguity="chain"), "device_linearised").assignment
+    a = solve(inst.with_(contiguity="chain"), "linearised").assignment
     out = placement_to_peer(inst, a)
     assert close(out["maxLoad"] * MS, evaluate(inst, a)[0])
     assert placement_from_peer(inst, out) == a
@@ -160,7 +160,7 @@ def test_round_trips(name, tmp_path):
 def test_expert_splits_scored():
     for name in ("bert24_inference", "resnet50_inference"):
         inst = load_packaged(name, contiguity="chain")
-        e = solve(inst, "device_expert")
+        e = solve(inst, "expert")
         opt = REFERENCE[name][0] * MS
         assert e.objective > opt  # the experts' splits are feasible and worse than the optimum
 
@@ -173,14 +173,14 @@ def test_bad_input_named():
                    "nodes": [{"id": 1, "supportedOnFpga": 1, "cpuLatency": -1, "fpgaLatency": 1,
                               "isBackwardNode": 0}]})
     with pytest.raises(InstanceError, match="cycle"):
-        DeviceInstance(("a", "b"), (1.0, 1.0), (1.0, 1.0), ((0, (1,), 0.0), (1, (0,), 0.0)), n_accelerators=1)
+        PlacementInstance(("a", "b"), (1.0, 1.0), (1.0, 1.0), ((0, (1,), 0.0), (1, (0,), 0.0)), n_accelerators=1)
     with pytest.raises(InstanceError, match="contiguity"):
         generate(0, contiguity="sometimes")
     inst = load_packaged("bert24_inference")
-    with pytest.raises(InstanceError, match="comm_model"):
-        solve(inst, "bnb")
+    with pytest.raises(InstanceError, match="unknown algorithm 'bnb' for family 'placement'"):
+        solve(inst, "bnb")  # seed 004's B&B belongs to throughput (issue 22)
     with pytest.raises(InstanceError, match="contiguity"):
-        solve(inst, "device_ideals")  # convex: the ideal B&B handles chain only
+        solve(inst, "ideals")  # convex: the ideal B&B handles chain only
 
 
 def test_cli_import_and_export(tmp_path, capsys):
@@ -194,7 +194,7 @@ def test_cli_import_and_export(tmp_path, capsys):
     out = tmp_path / "inst.json"
     assert main(["import", "dnn-partitioning", str(src), "-o", str(out), "--contiguity", "chain"]) == 0
     place = tmp_path / "place.json"
-    assert main(["solve", str(out), "-a", "device_ideals", "--export-placement", str(place)]) == 0
+    assert main(["solve", str(out), "-a", "ideals", "--export-placement", str(place)]) == 0
     d = json.loads(place.read_text())
     assert close(d["maxLoad"], REFERENCE["bert24_inference"][0])
     bad = tmp_path / "bad.json"
@@ -205,9 +205,9 @@ def test_cli_import_and_export(tmp_path, capsys):
 
 def test_isolation_bound_exact_on_single_node():
     # one node, three accelerators: the bound is the node's time
-    inst = DeviceInstance(("a",), (5.0,), (2.0,), (), n_accelerators=3, n_cpus=1, contiguity="chain")
+    inst = PlacementInstance(("a",), (5.0,), (2.0,), (), n_accelerators=3, n_cpus=1, contiguity="chain")
     assert isolation_bound(Contracted(inst), inst)[0] == 2.0
-    assert math.isclose(solve(inst, "device_ideals").objective, 2.0)
+    assert math.isclose(solve(inst, "ideals").objective, 2.0)
 
 
 @pytest.mark.parametrize("objective,contiguity", [c for c in COMBOS if c[1] != "chain"])
@@ -215,12 +215,12 @@ def test_isolation_bound_exact_on_single_node():
 def test_peer_ip_agrees_with_bruteforce(seed, objective, contiguity):
     # the peer's IP (no symmetry breaking, no bounds, no incumbent) is exact too: same optimum
     inst = case(seed, objective, contiguity)
-    bf = solve(inst, "device_bruteforce")
-    p = solve(inst, "device_peer_ip")
+    bf = solve(inst, "bruteforce")
+    p = solve(inst, "peer_ip")
     assert p.status == "optimal" and close(p.objective, bf.objective)
     assert p.bound <= bf.objective * (1 + 1e-9)
 
 
 def test_peer_ip_declines_chain():
     with pytest.raises(InstanceError, match="contiguity"):
-        solve(case(0, "max-load", "chain"), "device_peer_ip")
+        solve(case(0, "max-load", "chain"), "peer_ip")

@@ -13,7 +13,7 @@ incumbent can pass through:
   ideal once), pruned by the compute time and memory of the block, which only grow as it grows
   (communication does not, so it is checked per block, never used to prune the enumeration);
 * depth first, largest blocks first, from the incumbent of the linearised DP
-  (:mod:`splitopt.solvers.throughput.device_baselines`); a move is kept only if the objective of the
+  (:mod:`splitopt.solvers.placement.baselines`); a move is kept only if the objective of the
   partial chain stays below the incumbent, and a state is cut when the remaining accelerator work,
   less what the remaining CPU cores could take at the best CPU/accelerator exchange rate, exceeds
   the remaining accelerators' capacity at the incumbent;
@@ -25,8 +25,8 @@ incumbent can pass through:
 Objectives: ``max-load`` (block value ``fwd + bwd``) and ``fwd+bwd`` (block values ``(fwd, bwd)``,
 objective ``max fwd + max bwd``: the memo keeps Pareto pairs). At a time or node limit the answer is
 the incumbent with the work, pigeonhole and isolation bounds
-(:func:`~splitopt.models.throughput_device.work_bound`,
-:func:`~splitopt.models.throughput_device.cardinality_bound`) as its proven lower bound.
+(:func:`~splitopt.models.placement.work_bound`,
+:func:`~splitopt.models.placement.cardinality_bound`) as its proven lower bound.
 """
 
 from __future__ import annotations
@@ -36,29 +36,29 @@ import time
 
 from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
-from splitopt.instances.throughput_device import DeviceInstance
-from splitopt.models.throughput_device import cardinality_bound, evaluate, work_bound
-from splitopt.solvers.throughput.device_common import Contracted, assignment_from_blocks, isolation_bound
+from splitopt.instances.placement import PlacementInstance
+from splitopt.models.placement import cardinality_bound, evaluate, work_bound
+from splitopt.solvers.placement.common import Contracted, assignment_from_blocks, isolation_bound
 
 
 class _Limit(Exception):
     pass
 
 
-def solve(instance: DeviceInstance, time_limit: float | None = None, node_limit: int | None = None,
+def solve(instance: PlacementInstance, time_limit: float | None = None, node_limit: int | None = None,
           incumbent: list[str] | None = None, direction: str = "auto") -> AlgoResult:
     """Proven optimum of a ``contiguity="chain"`` instance (module docstring)."""
     if instance.contiguity != "chain":
         raise InstanceError("contiguity", f"the ideal branch and bound handles contiguity 'chain' (the peer's DP "
-                                          f"model), got {instance.contiguity!r}: use device_milp")
+                                          f"model), got {instance.contiguity!r}: use milp")
     t0 = time.perf_counter()
     if direction not in ("auto", "forward", "reverse"):
         raise InstanceError("direction", f"must be auto, forward or reverse, got {direction!r}")
     con = Contracted(instance)
     if con.orphans:
         raise InstanceError("colour", "backward nodes without a forward node in their colour class are not "
-                                      "handled by the ideal branch and bound: use device_milp")
-    from splitopt.solvers.throughput.device_baselines import linearised_blocks
+                                      "handled by the ideal branch and bound: use milp")
+    from splitopt.solvers.placement.baselines import linearised_blocks
 
     n = con.n
     best_blocks = linearised_blocks(instance, con)
@@ -124,7 +124,7 @@ def solve(instance: DeviceInstance, time_limit: float | None = None, node_limit:
     return AlgoResult(best_assign, status=status, bound=bound, info=info)
 
 
-def _search(instance: DeviceInstance, con: Contracted, ub: float, node_limit: int | None, deadline: float | None):
+def _search(instance: PlacementInstance, con: Contracted, ub: float, node_limit: int | None, deadline: float | None):
     """Depth-first search below ``ub``: ``(status, blocks of the best solution found or None, ub,
     stats)`` with status ``optimal`` (explored to the end: nothing below ``ub``), ``node_limit`` or
     ``time_limit``."""

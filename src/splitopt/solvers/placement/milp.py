@@ -1,4 +1,4 @@
-"""The device-model MILP (:func:`splitopt.models.throughput_device.build_milp`) solved by an exact
+"""The device-model MILP (:func:`splitopt.models.placement.build_milp`) solved by an exact
 solver, and its LP relaxation as a bound.
 
 The model is capped by the incumbent of the linearised DP or the ideal branch and bound's chain
@@ -13,74 +13,41 @@ import time
 
 from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
-from splitopt.instances.throughput_device import DeviceInstance
-from splitopt.models.throughput_device import assignment_from_milp, build_milp, evaluate, work_bound
-
-
-def _incumbent(instance: DeviceInstance, time_limit: float | None = None):
-    """The better of the linearised DP and, for ``convex``/``none`` contiguity, the ideal branch and
-    bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
-    tenth of the time limit, at most 5 s), then, for ``convex``/``none``, improved by
-    :func:`~splitopt.solvers.throughput.device_baselines.improve` (another tenth, at most 5 s):
-    ``(assignment, value)`` or ``(None, inf)``."""
-    from splitopt.solvers.throughput import device_ideals
-    from splitopt.solvers.throughput.device_baselines import improve, linearised_dp
-
-    best, best_v = None, math.inf
-    try:
-        a = linearised_dp(instance).assignment
-        best, best_v = a, evaluate(instance, a)[0]
-    except (InstanceError, InfeasibleSolution):
-        pass
-    if instance.contiguity != "chain":
-        lim = 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
-        try:
-            r = device_ideals.solve(instance.with_(contiguity="chain"), time_limit=lim)
-            v = evaluate(instance, r.assignment)[0]
-            if v < best_v:
-                best, best_v = r.assignment, v
-        except (InstanceError, InfeasibleSolution):
-            pass
-        if best is not None:
-            # descent from it (class moves and swaps, feasibility kept): the chain optimum is far
-            # from the non-contiguous optimum on ResNet-50 (33.77 ms; the descent reaches 33.36 ms)
-            lim = 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
-            a = improve(instance, best, time_limit=lim).assignment
-            v = evaluate(instance, a)[0]
-            if v < best_v:
-                best, best_v = a, v
-    return best, best_v
-
+from splitopt.instances.placement import PlacementInstance
+from splitopt.models.placement import assignment_from_milp, build_milp, evaluate, work_bound
+from splitopt.solvers.placement.bounds import combinatorial_bound
+from splitopt.solvers.placement.incumbent import incumbent as _incumbent
 
 COLGEN_FROM = 5.0
 """Time limits (seconds) from which :func:`solve` starts with the configuration LP of
-:mod:`.device_colgen` (where its DP pricing applies), before the MILP."""
+:mod:`.colgen` (where its DP pricing applies), before the MILP."""
 
 COLGEN_SHARE = 0.85
 """The share of the time left after the incumbent phase that the configuration LP may take; the
 MILP (capped by its placement, bounded below by its proof) gets the rest."""
 
 
-def _colgen_applies(instance: DeviceInstance, value: float) -> bool:
-    """Whether the configuration LP of :mod:`.device_colgen` is priced by its DP here (accelerators,
+def _colgen_applies(instance: PlacementInstance, value: float) -> bool:
+    """Whether the configuration LP of :mod:`.colgen` is priced by its DP here (accelerators,
     few tensors open along a topological order, memory not binding). For ``convex`` contiguity its
     bound is that of the non-contiguous problem (a relaxation) and its placements count only where
     the evaluator finds them convex; ``chain`` has the exact ideal branch and bound."""
-    from splitopt.solvers.throughput.device_colgen import _Data, _PathDP
+    from splitopt.solvers.placement.colgen import _Data, _PathDP
 
     if instance.contiguity == "chain" or instance.n_accelerators == 0 or not math.isfinite(value):
         return False
     return _PathDP.build(_Data(instance), value) is not None
 
 
-def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | None = None,
-          mip_gap: float | None = None, symmetry: bool | None = None, use_incumbent: bool = True) -> AlgoResult:
-    """The device MILP (:func:`~splitopt.models.throughput_device.build_milp`) through ``solver``,
+def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float | None = None,
+          mip_gap: float | None = None, symmetry: bool | None = None, use_incumbent: bool = True,
+          start=None, lower_bound: float | None = None) -> AlgoResult:
+    """The device MILP (:func:`~splitopt.models.placement.build_milp`) through ``solver``,
     capped by the incumbent of :func:`_incumbent`, certified by :func:`combinatorial_bound`.
 
     With a time limit of at least :data:`COLGEN_FROM` (5 s), ``convex``/``none`` contiguity and
-    where the DP pricing of :mod:`.device_colgen` applies, the configuration LP
-    (:func:`~splitopt.solvers.throughput.device_colgen.relaxation`: a bound that sees
+    where the DP pricing of :mod:`.colgen` applies, the configuration LP
+    (:func:`~splitopt.solvers.placement.colgen.relaxation`: a bound that sees
     communication and, for ``convex``, the convexity of every device, with price-and-branch
     placements) runs first, with up to :data:`COLGEN_SHARE` of the time; if it closes the gap
     (``mip_gap``; without one, only an exact proof counts, which the LP alone never gives) the
@@ -89,7 +56,7 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     proven in about 2 s (33.774666 ms: the peer's DP value, so its chain optimum is the convex
     optimum), non-contiguous within 0.1 % in 26-30 s (the MILP's bound stalls at 33.10 ms).
     The solver then gets 0.6 of the time left; if it stops short of a proof, the rest goes to the
-    exact pair/triple re-placement of :func:`~splitopt.solvers.throughput.device_lns.lns` from the
+    exact pair/triple re-placement of :func:`~splitopt.solvers.placement.lns.lns` from the
     best placement (ResNet-50 non-contiguous without the LP: gap at 60 s 0.91 % -> 0.45 %), whose
     result keeps the proven bound.
 
@@ -99,16 +66,26 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     it) does better: ResNet-50 non-contiguous gap at 60 s 0.77 % without our rows against 0.86 %
     with them (0.72 % after 900 s with them), BERT-24 training proven optimal in 10.6 s against
     14.7 s; with ``convex`` our rows are faster on BERT-24 (4.0 s against 6.4 s). Measured
-    2026-11-23, 2-core EPYC, HiGHS 1.16."""
+    2026-11-23, 2-core EPYC, HiGHS 1.16.
+
+    ``start`` (a placement) and ``lower_bound`` (a proven bound) are what another method found
+    before (:mod:`.auto` hands them on): the better incumbent caps the model, the larger bound
+    certifies it."""
     from splitopt.solvers import exact
 
     if symmetry is None:
         symmetry = instance.contiguity != "none"
     t0 = time.perf_counter()
     lb, lbs = combinatorial_bound(instance)
+    if lower_bound is not None and math.isfinite(lower_bound) and lower_bound > lb:
+        lb = lbs["handed"] = float(lower_bound)
     inc, inc_val = _incumbent(instance, time_limit) if use_incumbent else (None, math.inf)
     info: dict = {"bounds": lbs}
     inc_src = "incumbent"
+    if start is not None:
+        sv = evaluate(instance, start)[0]
+        if sv < inc_val:
+            inc, inc_val, inc_src = list(start), sv, "start"
 
     def proven():
         # the incumbent meets a proven lower bound (within mip_gap): optimal without a solver call
@@ -123,18 +100,18 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
         # convexity of every device) with price-and-branch placements; it often closes the gap
         # alone (ResNet-50 convex in 1-2 s, non-contiguous in 26-30 s, where the MILP's bound
         # stalls), else its bound and placement start the MILP
-        from splitopt.solvers.throughput import device_colgen
+        from splitopt.solvers.placement import colgen
 
         rest = COLGEN_SHARE * (time_limit - (time.perf_counter() - t0))
         # no mip_gap asks for an exact answer: the LP then aims 1e-6 below the incumbent (it never
         # proves an exact optimum; its bound and placement start the MILP)
-        r = device_colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-6, incumbent=inc)
+        r = colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-6, incumbent=inc)
         info["colgen"] = r.info["tried"]
         cv = evaluate(instance, r.assignment)[0]
         if cv < inc_val:
             inc, inc_val, inc_src = r.assignment, cv, r.info["solution_from"]
         if r.bound is not None and r.bound > lb:
-            lb = lbs["device_colgen"] = r.bound
+            lb = lbs["colgen"] = r.bound
         if inc_val - lb <= (mip_gap or 0.0) * inc_val + 1e-12 * inc_val:
             return proven()
     model = build_milp(instance, symmetry=symmetry, incumbent=inc_val if inc is not None else None,
@@ -171,9 +148,9 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     rest = None if time_limit is None else time_limit - (time.perf_counter() - t0)
     if polish and res.status in ("time_limit", "feasible") and rest is not None and rest > 0 \
             and val > lb * (1 + 1e-12):
-        # the exact pair/triple re-placement (device_lns) from the best placement: ResNet-50
+        # the exact pair/triple re-placement (lns) from the best placement: ResNet-50
         # non-contiguous 33.36 ms -> 33.26 ms; HiGHS capped at 33.36 ms found nothing better in 900 s
-        from splitopt.solvers.throughput.device_lns import lns
+        from splitopt.solvers.placement.lns import lns
 
         la = lns(instance, a, time_limit=rest).assignment
         lv = evaluate(instance, la)[0]
@@ -200,7 +177,7 @@ def solve(instance: DeviceInstance, solver: str = "highs", time_limit: float | N
     return AlgoResult(a, status=status, bound=bound, info=info)
 
 
-def peer_ip(instance: DeviceInstance, solver: str = "highs", time_limit: float | None = None,
+def peer_ip(instance: PlacementInstance, solver: str = "highs", time_limit: float | None = None,
             mip_gap: float | None = None) -> AlgoResult:
     """The peer's integer program on our solver: a baseline that measures what the strengthening of
     :func:`solve` buys on the same inputs and the same solver.
@@ -217,7 +194,7 @@ def peer_ip(instance: DeviceInstance, solver: str = "highs", time_limit: float |
 
     if instance.contiguity == "chain":
         raise InstanceError("contiguity", "is 'chain', the peer's DP model, which its IP does not have: "
-                                          "use device_ideals, or contiguity 'convex' or 'none'")
+                                          "use ideals, or contiguity 'convex' or 'none'")
     model = build_milp(instance, symmetry=False, valid_inequalities=False)
     res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap)
     info = {"solver": solver, "termination": res.termination, "solver_seconds": res.seconds, "unit": model._unit}
@@ -236,31 +213,10 @@ def peer_ip(instance: DeviceInstance, solver: str = "highs", time_limit: float |
     return AlgoResult(a, status=status, bound=bound, info=info)
 
 
-def combinatorial_bound(instance: DeviceInstance) -> tuple[float, dict[str, float]]:
-    """The best of the proven lower bounds that need no solver: the work bound
-    (:func:`~splitopt.models.throughput_device.work_bound`), the pigeonhole bound
-    (:func:`~splitopt.models.throughput_device.cardinality_bound`) and the isolation min-cut bound
-    (:func:`~splitopt.solvers.throughput.device_common.isolation_bound`, when the instance can be
-    contracted). Returns ``(bound, {name: value})``."""
-    from splitopt.models.throughput_device import cardinality_bound
-    from splitopt.solvers.throughput.device_common import Contracted, isolation_bound
-
-    lbs = {"work": work_bound(instance), "cardinality": cardinality_bound(instance)}
-    try:
-        con = Contracted(instance, fuse_cycles=instance.contiguity == "chain")
-        if not con.orphans:
-            iso, _n = isolation_bound(con, instance)
-            # the exact integer flow is rounded once to a double: one ulp down stays a bound
-            lbs["isolation"] = math.nextafter(iso, 0.0) if iso > 0 else 0.0
-    except InstanceError:
-        pass
-    return max(lbs.values()), lbs
-
-
-def relaxation(instance: DeviceInstance, solver: str = "highs", time_limit: float | None = None) -> AlgoResult:
+def relaxation(instance: PlacementInstance, solver: str = "highs", time_limit: float | None = None) -> AlgoResult:
     """The LP relaxation's value as a lower bound (``bound``); the assignment is the linearised DP's."""
     from splitopt.solvers import exact
-    from splitopt.solvers.throughput.device_baselines import linearised_dp
+    from splitopt.solvers.placement.baselines import linearised_dp
 
     model = build_milp(instance, symmetry=True)
     res = exact.solve(model, solver, time_limit=time_limit, relax=True)

@@ -10,9 +10,9 @@ import pytest
 
 from splitopt.errors import InstanceError
 from splitopt.families import solve
-from splitopt.instances.throughput_device import generate
-from splitopt.models.throughput_device import evaluate
-from splitopt.solvers.throughput.device_lns import lns
+from splitopt.instances.placement import generate
+from splitopt.models.placement import evaluate
+from splitopt.solvers.placement.lns import lns
 
 
 @pytest.mark.parametrize("contiguity", ("none", "convex"))
@@ -21,8 +21,8 @@ from splitopt.solvers.throughput.device_lns import lns
 def test_three_devices_reach_the_bruteforce_optimum(seed, objective, contiguity):
     inst = generate(seed, n_nodes=6, n_accelerators=2, n_cpus=1, training=seed % 3 == 2,
                     memory=seed % 2 == 0, objective=objective, contiguity=contiguity)
-    bf = solve(inst, "device_bruteforce").objective
-    start = solve(inst, "device_local", restarts=1, seed=seed).assignment
+    bf = solve(inst, "bruteforce").objective
+    start = solve(inst, "local", restarts=1, seed=seed).assignment
     r = lns(inst, start, time_limit=None)
     v = evaluate(inst, r.assignment)[0]
     assert math.isclose(v, bf, rel_tol=1e-9), (v, bf)
@@ -32,18 +32,18 @@ def test_three_devices_reach_the_bruteforce_optimum(seed, objective, contiguity)
 @pytest.mark.parametrize("seed", range(4))
 def test_more_devices_never_worse_and_feasible(seed, contiguity):
     inst = generate(seed, n_nodes=8, n_accelerators=3, n_cpus=1, objective="max-load", contiguity=contiguity)
-    start = solve(inst, "device_linearised").assignment
+    start = solve(inst, "linearised").assignment
     v0 = evaluate(inst, start)[0]
     r = lns(inst, start, time_limit=None)
     v = evaluate(inst, r.assignment)[0]  # raises if infeasible
     assert v <= v0 * (1 + 1e-12)
-    assert v >= solve(inst, "device_bruteforce").objective * (1 - 1e-9)
+    assert v >= solve(inst, "bruteforce").objective * (1 - 1e-9)
 
 
 def test_declines_chain_placements():
     inst = generate(0, n_nodes=5, n_accelerators=2, n_cpus=1, contiguity="chain")
     with pytest.raises(InstanceError, match="contiguity"):
-        lns(inst, solve(inst, "device_linearised").assignment)
+        lns(inst, solve(inst, "linearised").assignment)
 
 
 def test_convex_sub_solutions_are_convex():
@@ -52,13 +52,13 @@ def test_convex_sub_solutions_are_convex():
     # non-convex one, so this checks the rows directly)
     import itertools
 
-    from splitopt.models.throughput_device import device_indices
-    from splitopt.solvers.throughput.device_lns import _sub_milp
+    from splitopt.models.placement import device_indices
+    from splitopt.solvers.placement.lns import _sub_milp
 
     returned = 0
     for seed in range(3):
         inst = generate(seed, n_nodes=9, n_accelerators=3, n_cpus=1, skips=4, contiguity="convex")
-        p = device_indices(inst, solve(inst, "device_local", restarts=1, seed=seed).assignment)
+        p = device_indices(inst, solve(inst, "local", restarts=1, seed=seed).assignment)
         for R in itertools.combinations(range(inst.n_devices), 2):
             q = _sub_milp(inst, p, R, 5.0)
             if q is not None:
@@ -71,6 +71,6 @@ def test_convex_sub_solutions_are_convex():
 @pytest.mark.parametrize("seed", range(3))
 def test_registry_entry_never_above_the_linearised_dp(seed, contiguity):
     inst = generate(seed, n_nodes=8, n_accelerators=3, n_cpus=1, contiguity=contiguity)
-    r = solve(inst, "device_lns", time_limit=5)
-    bf = solve(inst, "device_bruteforce").objective
-    assert bf * (1 - 1e-12) <= r.objective <= solve(inst, "device_linearised").objective * (1 + 1e-12)
+    r = solve(inst, "lns", time_limit=5)
+    bf = solve(inst, "bruteforce").objective
+    assert bf * (1 - 1e-12) <= r.objective <= solve(inst, "linearised").objective * (1 + 1e-12)

@@ -4,7 +4,7 @@ peer's DP does by fusing strongly connected components), bitmask adjacency, and 
 block of super-nodes on an accelerator or a CPU core.
 
 Nothing here decides an objective value shown to users: every algorithm returns an assignment that
-the evaluator (:func:`splitopt.models.throughput_device.evaluate`) scores.
+the evaluator (:func:`splitopt.models.placement.evaluate`) scores.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from splitopt.errors import InstanceError
-from splitopt.instances.throughput_device import DeviceInstance
+from splitopt.instances.placement import PlacementInstance
 
 
 class Contracted:
@@ -27,7 +27,7 @@ class Contracted:
     ``touch[s]``: indices of the tensors whose source or a consumer is in ``s``.
     """
 
-    def __init__(self, instance: DeviceInstance, *, fuse_cycles: bool = True, reverse: bool = False):
+    def __init__(self, instance: PlacementInstance, *, fuse_cycles: bool = True, reverse: bool = False):
         n = instance.n_nodes
         back = instance.backward
         # union-find over nodes: colour classes
@@ -157,7 +157,7 @@ class Contracted:
         return (f + b, 0.0) if objective == "max-load" else (f, b)
 
 
-def isolation_bound(con: Contracted, instance: DeviceInstance, *, target: float = math.inf,
+def isolation_bound(con: Contracted, instance: PlacementInstance, *, target: float = math.inf,
                     max_cuts: int | None = None) -> tuple[float, int]:
     """A lower bound on the max-load of every placement (any contiguity, both objectives): the
     device holding super-node ``s`` has load at least ``min(cpu(s), min over sets X containing s of
@@ -292,7 +292,7 @@ def _scc(n: int, adj: list[set[int]]) -> list[list[int]]:
     return comps
 
 
-def assignment_from_blocks(instance: DeviceInstance, con: Contracted, blocks: list[tuple[int, bool]]) -> list[str]:
+def assignment_from_blocks(instance: PlacementInstance, con: Contracted, blocks: list[tuple[int, bool]]) -> list[str]:
     """Device name per node from ``(mask, on_cpu)`` blocks: accelerators and CPU cores numbered in
     block order."""
     out = [""] * instance.n_nodes

@@ -1,4 +1,4 @@
-"""The configuration-LP bound of the device model (device_colgen): never above the brute-force
+"""The configuration-LP bound of the device model (colgen): never above the brute-force
 optimum, never a 'proven' verdict at the optimum itself (a placement of that value exists, so the
 LP reaches k), and stronger than the combinatorial bounds where communication matters."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from splitopt.families import solve
-from splitopt.instances.throughput_device import generate
-from splitopt.solvers.throughput.device_colgen import _Data, prove_above
-from splitopt.solvers.throughput.device_milp import combinatorial_bound
+from splitopt.instances.placement import generate
+from splitopt.solvers.placement.bounds import combinatorial_bound
+from splitopt.solvers.placement.colgen import _Data, prove_above
 
 
 def case(seed, objective="max-load", contiguity="none", **kw):
@@ -22,9 +22,9 @@ def case(seed, objective="max-load", contiguity="none", **kw):
 @pytest.mark.parametrize("seed", range(8))
 def test_bound_below_optimum_and_no_proof_at_the_optimum(seed, objective):
     inst = case(seed, objective)
-    opt = solve(inst, "device_bruteforce").objective
+    opt = solve(inst, "bruteforce").objective
     assert prove_above(inst, opt)[0] != "proven"
-    r = solve(inst, "device_colgen")
+    r = solve(inst, "colgen")
     assert r.bound <= opt * (1 + 1e-9)
     assert r.bound >= combinatorial_bound(inst)[0] * (1 - 1e-12)
 
@@ -35,9 +35,9 @@ def test_stronger_than_the_combinatorial_bounds_somewhere():
     closed = 0
     for seed in (0, 2, 3, 6, 10, 11):
         inst = case(seed)
-        opt = solve(inst, "device_bruteforce").objective
+        opt = solve(inst, "bruteforce").objective
         lb = combinatorial_bound(inst)[0]
-        b = solve(inst, "device_colgen").bound
+        b = solve(inst, "colgen").bound
         assert b <= opt * (1 + 1e-9)
         closed += lb < opt * 0.99 and b >= opt * (1 - 1e-3) * (1 - 1e-8)
     assert closed >= 4
@@ -46,9 +46,9 @@ def test_stronger_than_the_combinatorial_bounds_somewhere():
 @pytest.mark.parametrize("seed", range(6))
 def test_memory_colours_and_unsupported_classes(seed):
     inst = case(seed, memory=True, colours=2, unsupported=1)
-    opt = solve(inst, "device_bruteforce").objective
+    opt = solve(inst, "bruteforce").objective
     assert prove_above(inst, opt)[0] != "proven"
-    assert solve(inst, "device_colgen").bound <= opt * (1 + 1e-9)
+    assert solve(inst, "colgen").bound <= opt * (1 + 1e-9)
 
 
 def test_load_counts_each_crossing_tensor_once():
@@ -74,7 +74,7 @@ def _subsets(G):
 @pytest.mark.parametrize("seed", range(10))
 def test_path_dp_pricing_is_the_exact_maximum(seed):
     # max pi(S) over the sets one accelerator can hold, by enumeration of every class set
-    from splitopt.solvers.throughput.device_colgen import _PathDP
+    from splitopt.solvers.placement.colgen import _PathDP
 
     inst = generate(seed, n_nodes=8, n_accelerators=2, n_cpus=1, skips=3, memory=False,
                     training=seed % 3 == 2, unsupported=seed % 2)
@@ -117,7 +117,7 @@ def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed, cpu)
     # communication, unsupported classes allowed)
     import networkx as nx
 
-    from splitopt.solvers.throughput.device_colgen import _PathDP
+    from splitopt.solvers.placement.colgen import _PathDP
 
     inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=4, memory=False, colours=0,
                     unsupported=1 if cpu else seed % 2, contiguity="convex")
@@ -156,9 +156,9 @@ def test_convex_bound_below_the_convex_optimum(seed):
     inst = generate(seed, n_nodes=7, n_accelerators=2, n_cpus=1, skips=3, memory=False, colours=0,
                     contiguity="convex")
     assert _Data(inst).cpu_sets
-    opt = solve(inst, "device_bruteforce").objective
+    opt = solve(inst, "bruteforce").objective
     assert prove_above(inst, opt)[0] != "proven"
-    r = solve(inst, "device_colgen")
+    r = solve(inst, "colgen")
     assert r.bound <= opt * (1 + 1e-9)
     assert r.objective >= opt * (1 - 1e-9)
 
@@ -167,13 +167,13 @@ def test_convex_cpu_sets_prove_more_than_cpu_fractions_somewhere():
     # the CPU's convexity is what the fractional CPU row cannot see: 0.1 % below the convex optimum
     # (the device MILP's, exact here), the LP with CPU sets proves what the LP with CPU fractions
     # (cpu_sets off) proves, and more on some seed (seed 5: the fractions' LP reaches k)
-    from splitopt.solvers.throughput.device_colgen import _ColGen
+    from splitopt.solvers.placement.colgen import _ColGen
 
     stronger = 0
     for seed in range(8):
         inst = generate(seed, n_nodes=10, n_accelerators=3, n_cpus=1, skips=3, memory=False, colours=0,
                         contiguity="convex")
-        opt = solve(inst, "device_milp")
+        opt = solve(inst, "milp")
         assert opt.status == "optimal"
         d = _Data(inst)
         V = opt.objective * (1 - 1e-3)
@@ -196,7 +196,7 @@ def test_convex_pricing_only_where_classes_are_single_nodes():
 def test_path_dp_equals_the_pricing_milp_on_resnet50():
     # the packaged ResNet-50 layer graph: 177 classes, at most 3 tensors open in topological order
     from splitopt.instances.importers.dnn_partitioning import load_packaged
-    from splitopt.solvers.throughput.device_colgen import _PathDP, _Pricer
+    from splitopt.solvers.placement.colgen import _PathDP, _Pricer
 
     inst = load_packaged("resnet50_inference", contiguity="none")
     d = _Data(inst)
@@ -215,7 +215,7 @@ def test_path_dp_equals_the_pricing_milp_on_resnet50():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_memory_test_bounds_every_set_that_fits(seed):
-    from splitopt.solvers.throughput.device_colgen import _max_memory
+    from splitopt.solvers.placement.colgen import _max_memory
 
     inst = case(seed, memory=True)
     d = _Data(inst)
@@ -228,12 +228,12 @@ def test_memory_test_bounds_every_set_that_fits(seed):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_restricted_mip_and_dive_return_placements_within_the_value(seed):
-    from splitopt.models.throughput_device import evaluate
-    from splitopt.solvers.throughput.device_colgen import _ColGen, _placement, _restricted_mip, _sets_of
+    from splitopt.models.placement import evaluate
+    from splitopt.solvers.placement.colgen import _ColGen, _placement, _restricted_mip, _sets_of
 
     inst = generate(seed, n_nodes=7, n_accelerators=3, n_cpus=1, memory=False, objective="max-load")
     d = _Data(inst)
-    bf = solve(inst, "device_bruteforce")
+    bf = solve(inst, "bruteforce")
     # the optimum's own accelerator sets are columns: the partition MILP must find a placement that good
     own, own_cpu = _sets_of(inst, d, bf.assignment)
     place, _st = _restricted_mip(d, own, bf.objective * (1 + 1e-9), 30)
@@ -258,35 +258,35 @@ def test_restricted_mip_and_dive_return_placements_within_the_value(seed):
 def test_price_and_branch_bound_and_placement(seed):
     # relaxation: its placement is scored by the evaluator, its bound never above the optimum and
     # never above the placement's value
-    from splitopt.models.throughput_device import evaluate
+    from splitopt.models.placement import evaluate
 
     inst = generate(seed, n_nodes=7, n_accelerators=3, n_cpus=1, memory=seed % 2 == 0, objective="max-load")
-    opt = solve(inst, "device_bruteforce").objective
-    r = solve(inst, "device_colgen", time_limit=20)
+    opt = solve(inst, "bruteforce").objective
+    r = solve(inst, "colgen", time_limit=20)
     v = evaluate(inst, r.assignment)[0]
     assert r.bound <= opt * (1 + 1e-9) <= v * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("contiguity", ("none", "convex"))
 def test_device_milp_with_the_configuration_lp_phase(monkeypatch, contiguity):
-    # the configuration-LP phase device_milp runs before the MILP (COLGEN_FROM forced to 0, the
-    # MILP cut to 0.01 s): the bound never above the exact optimum (device_milp without a limit,
+    # the configuration-LP phase milp runs before the MILP (COLGEN_FROM forced to 0, the
+    # MILP cut to 0.01 s): the bound never above the exact optimum (milp without a limit,
     # computed first), the placement scored by the evaluator, "optimal" only within the gap
-    from splitopt.models.throughput_device import evaluate
+    from splitopt.models.placement import evaluate
     from splitopt.solvers import exact
-    from splitopt.solvers.throughput import device_colgen, device_milp
+    from splitopt.solvers.placement import colgen, milp
 
     cases = [generate(seed, n_nodes=14, n_accelerators=4, n_cpus=1, skips=4, memory=False, colours=0,
                       contiguity=contiguity) for seed in range(3)]
-    opts = [solve(inst, "device_milp").objective for inst in cases]
+    opts = [solve(inst, "milp").objective for inst in cases]
     calls = []
-    real_relax, real_solve = device_colgen.relaxation, exact.solve
-    monkeypatch.setattr(device_colgen, "relaxation", lambda *a, **kw: calls.append(1) or real_relax(*a, **kw))
+    real_relax, real_solve = colgen.relaxation, exact.solve
+    monkeypatch.setattr(colgen, "relaxation", lambda *a, **kw: calls.append(1) or real_relax(*a, **kw))
     monkeypatch.setattr(exact, "solve", lambda model, solver, time_limit=None, **kw:
                         real_solve(model, solver, time_limit=0.01, **kw))
-    monkeypatch.setattr(device_milp, "COLGEN_FROM", 0.0)
+    monkeypatch.setattr(milp, "COLGEN_FROM", 0.0)
     for inst, opt in zip(cases, opts):
-        r = solve(inst, "device_milp", time_limit=5, mip_gap=1e-3)
+        r = solve(inst, "milp", time_limit=5, mip_gap=1e-3)
         v = evaluate(inst, r.assignment)[0]
         assert math.isclose(v, r.objective, rel_tol=1e-12)
         assert r.bound <= opt * (1 + 1e-9) <= v * (1 + 1e-9)
@@ -305,11 +305,11 @@ def test_resnet50_convex_optimum_is_the_peers_dp_value():
 
     inst = load_packaged("resnet50_inference", contiguity="convex")
     dp_value = REFERENCE["resnet50_inference"][0] * MS
-    chain = solve(inst.with_(contiguity="chain"), "device_ideals")
+    chain = solve(inst.with_(contiguity="chain"), "ideals")
     assert math.isclose(chain.objective, dp_value, rel_tol=1e-9)
     assert prove_above(inst, dp_value * (1 - 1e-6), time_limit=60)[0] == "proven"
     assert prove_above(inst, dp_value, time_limit=60)[0] != "proven"
-    from splitopt.solvers.throughput.device_colgen import _ColGen
+    from splitopt.solvers.placement.colgen import _ColGen
 
     d = _Data(inst)
     d.cpu_sets = False
@@ -319,13 +319,13 @@ def test_resnet50_convex_optimum_is_the_peers_dp_value():
 @pytest.mark.slow
 @pytest.mark.parametrize("contiguity", ("none", "convex"))
 def test_resnet50_within_a_tenth_of_a_percent_in_a_minute(contiguity):
-    # issue 11's target on the packaged ResNet-50 (non-contiguous; convex too): device_milp at a
+    # issue 11's target on the packaged ResNet-50 (non-contiguous; convex too): milp at a
     # 60 s limit with mip_gap 1e-3 returns an evaluated placement and a proven bound within 0.1 %
     # (about 28 s and 1.5 s on a 2-core EPYC; the assertion is on the gap, not the time)
     from splitopt.instances.importers.dnn_partitioning import load_packaged
-    from splitopt.models.throughput_device import evaluate
+    from splitopt.models.placement import evaluate
 
     inst = load_packaged("resnet50_inference", contiguity=contiguity)
-    r = solve(inst, "device_milp", time_limit=60, mip_gap=1e-3)
+    r = solve(inst, "milp", time_limit=60, mip_gap=1e-3)
     v = evaluate(inst, r.assignment)[0]
     assert r.status == "optimal" and r.bound <= v and v - r.bound <= 1e-3 * v

@@ -26,9 +26,9 @@ import numpy as np
 
 from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.families import AlgoResult
-from splitopt.instances.throughput_device import DeviceInstance
-from splitopt.models.throughput_device import check_constraints, device_loads, evaluate, objective_of
-from splitopt.solvers.throughput.device_common import Contracted, assignment_from_blocks
+from splitopt.instances.placement import PlacementInstance
+from splitopt.models.placement import check_constraints, device_loads, evaluate, objective_of
+from splitopt.solvers.placement.common import Contracted, assignment_from_blocks
 
 
 def _run_costs(con: Contracted, cap: float | None) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +73,7 @@ def _run_costs(con: Contracted, cap: float | None) -> tuple[np.ndarray, np.ndarr
     return acc, cpu
 
 
-def linearised_blocks(instance: DeviceInstance, con: Contracted | None = None) -> list[tuple[int, bool]] | None:
+def linearised_blocks(instance: PlacementInstance, con: Contracted | None = None) -> list[tuple[int, bool]] | None:
     """Blocks ``(mask, on_cpu)`` of the best split of one topological order into runs (``None``
     when no run split fits)."""
     con = con or Contracted(instance)
@@ -120,7 +120,7 @@ def linearised_blocks(instance: DeviceInstance, con: Contracted | None = None) -
     return blocks[::-1]
 
 
-def linearised_dp(instance: DeviceInstance) -> AlgoResult:
+def linearised_dp(instance: PlacementInstance) -> AlgoResult:
     if instance.contiguity == "convex":
         pass  # a chain placement is convex too
     con = Contracted(instance)
@@ -133,7 +133,7 @@ def linearised_dp(instance: DeviceInstance) -> AlgoResult:
     return AlgoResult(assignment_from_blocks(instance, con, blocks), status="ok", info={"runs": len(blocks)})
 
 
-def expert(instance: DeviceInstance) -> AlgoResult:
+def expert(instance: PlacementInstance) -> AlgoResult:
     e = instance.meta.get("expert") if isinstance(instance.meta, dict) else None
     if not e:
         raise InstanceError("meta.expert", "this instance carries no expert split (only the shipped bert24 and "
@@ -141,12 +141,12 @@ def expert(instance: DeviceInstance) -> AlgoResult:
     return AlgoResult(list(e), status="ok")
 
 
-def _fast_objective(instance: DeviceInstance, p) -> float:
+def _fast_objective(instance: PlacementInstance, p) -> float:
     fwd, bwd, _c = device_loads(instance, p)
     return objective_of(instance, fwd, bwd)
 
 
-def _feasible(instance: DeviceInstance, p) -> bool:
+def _feasible(instance: PlacementInstance, p) -> bool:
     try:
         check_constraints(instance, p)
     except InfeasibleSolution:
@@ -157,7 +157,7 @@ def _feasible(instance: DeviceInstance, p) -> bool:
 class _Loads:
     """Device loads of a class assignment with O(degree) updates for a class move."""
 
-    def __init__(self, instance: DeviceInstance, p: list[int]):
+    def __init__(self, instance: PlacementInstance, p: list[int]):
         self.inst = instance
         self.p = p
         self.k = instance.n_accelerators
@@ -206,7 +206,7 @@ class _Loads:
         return objective_of(self.inst, self.fwd, self.bwd)
 
 
-def local_search(instance: DeviceInstance, restarts: int = 10, seed: int = 0) -> AlgoResult:
+def local_search(instance: PlacementInstance, restarts: int = 10, seed: int = 0) -> AlgoResult:
     """Best-improvement local search over colour-class moves (module docstring). Random feasible
     starts; for a contiguous instance the first start is the linearised DP's placement."""
     rng = np.random.default_rng([seed, 2020])
@@ -265,7 +265,7 @@ def local_search(instance: DeviceInstance, restarts: int = 10, seed: int = 0) ->
     return AlgoResult([instance.devices[d] for d in best_p], status="ok", info={"restarts": restarts})
 
 
-def improve(instance: DeviceInstance, assignment, time_limit: float | None = 5.0, swaps: bool = True) -> AlgoResult:
+def improve(instance: PlacementInstance, assignment, time_limit: float | None = 5.0, swaps: bool = True) -> AlgoResult:
     """Descent from a given feasible placement (ours, not in the peer's paper): first-improvement
     colour-class moves, then class swaps between two devices, until neither improves or
     ``time_limit`` (seconds) runs out. A step is taken when it lowers the objective, or keeps it
@@ -277,7 +277,7 @@ def improve(instance: DeviceInstance, assignment, time_limit: float | None = 5.0
     than the start)."""
     import time
 
-    from splitopt.models.throughput_device import device_indices
+    from splitopt.models.placement import device_indices
 
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     p = device_indices(instance, assignment)
@@ -343,7 +343,7 @@ def improve(instance: DeviceInstance, assignment, time_limit: float | None = 5.0
                       info={"steps": steps, "stopped_by_time": out_of_time})
 
 
-def bruteforce(instance: DeviceInstance, max_assignments: int = 2_000_000) -> AlgoResult:
+def bruteforce(instance: PlacementInstance, max_assignments: int = 2_000_000) -> AlgoResult:
     """Every assignment of colour classes to devices (identical devices relabelled: a class may only
     open the next unused accelerator or CPU core); raises InstanceError beyond ``max_assignments``."""
     classes = instance.colour_classes

@@ -9,7 +9,7 @@ For every workload (max-load objective):
 * contiguous (``convex``, the peer's IP model) and non-contiguous (``none``): the device MILP through
   HiGHS with a 60 s limit: time, status, value, proven bound, gap and where the bound comes from
   (the solver, or the combinatorial work / pigeonhole / isolation bound); then, side by side on the
-  same solver, ours and the peer's IP as published (``device_peer_ip``): time to a solution proven
+  same solver, ours and the peer's IP as published (``peer_ip``): time to a solution proven
   within 0.1 % (``mip_gap=1e-3``: the issue's target for non-contiguous), convex and non-contiguous;
 * where 60 s leave more than 0.1 %, ours and the peer's IP again with ``--long`` seconds (default
   120);
@@ -60,8 +60,8 @@ def main(argv=None):
     milp = {}
     for name in PACKAGED:
         inst = load_packaged(name, contiguity="chain")
-        s = solve(inst, "device_ideals", time_limit=args.time_limit)
-        warm = [solve(inst, "device_ideals", time_limit=args.time_limit).seconds for _ in range(args.repeat)]
+        s = solve(inst, "ideals", time_limit=args.time_limit)
+        warm = [solve(inst, "ideals", time_limit=args.time_limit).seconds for _ in range(args.repeat)]
         w = statistics.median(warm)
         ref, ref_t = REFERENCE[name]
         best[name, "chain"] = s.objective
@@ -79,7 +79,7 @@ def main(argv=None):
             for cont in ("convex", "none"):
                 inst = load_packaged(name, contiguity=cont)
                 t0 = time.perf_counter()
-                s = solve(inst, "device_milp", time_limit=args.time_limit)
+                s = solve(inst, "milp", time_limit=args.time_limit)
                 milp[name, cont] = s
                 t = time.perf_counter() - t0
                 g = (s.objective - s.bound) / s.objective * 100 if s.bound is not None else float("nan")
@@ -92,7 +92,7 @@ def main(argv=None):
                       f"{(s.bound or 0) / MS:.10g} | {g:.3f} % | {t:.1f} s | {src} |")
         print(f"\n## Ours vs the peer's IP on the same solver: time to a solution proven within 0.1 % "
               f"(HiGHS, mip_gap 1e-3, {args.time_limit:g} s limit)\n")
-        print("The peer's IP (`device_peer_ip`): its model as published, no symmetry breaking, bounds or incumbent. "
+        print("The peer's IP (`peer_ip`): its model as published, no symmetry breaking, bounds or incumbent. "
               "Target: non-contiguous within 0.1 % in < 60 s.\n")
         print("| workload | contiguity | ours: status | value (ms) | gap | time | peer IP: status | value (ms) | gap | "
               "time | speed-up | target (ours) |")
@@ -101,7 +101,7 @@ def main(argv=None):
             for cont in ("convex", "none"):
                 inst = load_packaged(name, contiguity=cont)
                 row, times, stats = [], [], []
-                for algo in ("device_milp", "device_peer_ip"):
+                for algo in ("milp", "peer_ip"):
                     t0 = time.perf_counter()
                     try:
                         s = solve(inst, algo, time_limit=args.time_limit, mip_gap=1e-3)
@@ -113,7 +113,7 @@ def main(argv=None):
                     times.append(time.perf_counter() - t0)
                     stats.append(s.status)
                     g = (s.objective - s.bound) / s.objective * 100 if s.bound is not None else float("nan")
-                    if algo == "device_milp":
+                    if algo == "milp":
                         ok = "met" if g <= 0.1 + 1e-9 and times[-1] < 60 else "NOT met"
                     row.append(f"{s.status} | {s.objective / MS:.10g} | {g:.3f} % | {times[-1]:.1f} s")
                 print(f"| {name} | {cont} | {row[0]} | {row[1]} | {speed(stats, times)} | "
@@ -122,7 +122,7 @@ def main(argv=None):
     open_gaps = [(key, s) for key, s in milp.items() if s.bound is not None and s.objective - s.bound > 1e-3 * s.objective]
     if args.long > 0 and open_gaps:
         print(f"\n## Longer limit ({args.long:g} s) where 60 s leave more than 0.1 %: ours and the peer's IP\n")
-        print("`device_milp` starts with the configuration LP of `device_colgen` where its DP pricing applies "
+        print("`milp` starts with the configuration LP of `colgen` where its DP pricing applies "
               "(column generation; convex sets for convex contiguity; dives and a restricted master MILP for "
               "placements), then the MILP and the LNS with the time left.\n")
         print("| workload | contiguity | ours: status | value (ms) | bound (ms) | gap | time | "
@@ -131,17 +131,17 @@ def main(argv=None):
         for (name, cont), _s in open_gaps:
             inst = load_packaged(name, contiguity=cont)
             cells = []
-            for algo in ("device_milp", "device_peer_ip"):
+            for algo in ("milp", "peer_ip"):
                 t0 = time.perf_counter()
                 try:
                     r = solve(inst, algo, time_limit=args.long, mip_gap=1e-3)
                 except SplitoptError as exc:
-                    cells.append(f"no solution ({str(exc)[:40]}) | - |{' - |' if algo == 'device_milp' else ''} - | "
+                    cells.append(f"no solution ({str(exc)[:40]}) | - |{' - |' if algo == 'milp' else ''} - | "
                                  f"{time.perf_counter() - t0:.0f} s")
                     continue
                 t = time.perf_counter() - t0
                 g = (r.objective - r.bound) / r.objective * 100 if r.bound is not None else float("nan")
-                b = f" {r.bound / MS:.6f} |" if algo == "device_milp" else ""
+                b = f" {r.bound / MS:.6f} |" if algo == "milp" else ""
                 cells.append(f"{r.status} | {r.objective / MS:.6f} |{b} {g:.3f} % | {t:.0f} s")
             print(f"| {name} | {cont} | {cells[0]} | {cells[1]} |")
 
@@ -151,15 +151,15 @@ def main(argv=None):
     for name in PACKAGED:
         inst = load_packaged(name, contiguity="chain")
         opt = best[name, "chain"]
-        lin = solve(inst, "device_linearised")
+        lin = solve(inst, "linearised")
         cells = [f"{lin.objective / MS:.6g} ms (+{gap(lin.objective, opt):.2f} %, {lin.seconds:.3f} s)"]
         if "expert" in inst.meta:
-            e = solve(inst, "device_expert")
+            e = solve(inst, "expert")
             cells.append(f"{e.objective / MS:.6g} ms (+{gap(e.objective, opt):.2f} %)")
         else:
             cells.append("not shipped")
         inst_n = load_packaged(name, contiguity="none")
-        loc = solve(inst_n, "device_local")
+        loc = solve(inst_n, "local")
         ref_n = best.get((name, "none"))
         cells.append(f"{loc.objective / MS:.6g} ms ({'+%.2f %%' % gap(loc.objective, ref_n) if ref_n else 'no proven optimum'}"
                      f", {loc.seconds:.1f} s)")

@@ -1,0 +1,381 @@
+"""Pricing of the configuration LP of the device-placement model (:mod:`.colgen`): the class data
+(:class:`_Data`), the fractional knapsack of the CPU part, the MILP pricer (:class:`_Pricer`) and the
+exact DP over a topological order with few open tensors (:class:`_PathDP`, its step compiled by
+numba). Split out of ``colgen`` (issue 22: modules under 600 lines); the mathematics is described
+in :mod:`splitopt.solvers.placement.colgen`'s docstring (Tarnawski et al., NeurIPS 2020, §4)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from splitopt.instances.placement import PlacementInstance
+from splitopt.models.placement import class_data, class_tensors
+
+
+class _Data:
+    """Class-level data in seconds: accelerator and CPU time (forward + backward), size, support,
+    tensors ``(producer class, consumer classes, seconds)`` between distinct classes."""
+
+    def __init__(self, instance: PlacementInstance):
+        cls, cpu, acc, size, sup = class_data(instance)
+        self.classes = cls
+        self.G = len(cls)
+        self.cpu, self.acc = np.array(cpu, float), np.array(acc, float)
+        self.size, self.sup = np.array(size, float), np.array(sup, bool)
+        self.tens = [(gu, gs, float(sec)) for gu, gs, sec, _b in class_tensors(instance)[1]]
+        self.k, self.l = instance.n_accelerators, instance.n_cpus
+        self.cap = instance.acc_memory_bytes
+        # contiguity "convex" with one node per class and no backward nodes: the DP prices convex
+        # sets only, over every forward edge (tensors of zero seconds too: they carry paths). Else
+        # the pricing ignores convexity: the LP is a relaxation of the convex problem, still a bound
+        self.convex_tens = None
+        if (instance.contiguity == "convex" and not any(instance.backward)
+                and all(len(c) == 1 for c in cls)):
+            cls_of = {c[0]: g for g, c in enumerate(cls)}
+            self.convex_tens = []
+            for u, cons, sec in instance.tensors:
+                gs = sorted({cls_of[c] for c in cons} - {cls_of[u]})
+                if gs:
+                    self.convex_tens.append((cls_of[u], gs, max(float(sec), 0.0)))
+        # with convex pricing the CPU cores are columns too (convex sets of CPU time <= V), priced
+        # by the same DP, instead of fractions under a capacity row: their sets must be convex
+        self.cpu_sets = self.convex_tens is not None and self.l > 0
+
+        prod = np.array([gu for gu, _gs, _s in self.tens], np.int64)
+        rows = [t for t, (_gu, gs, _s) in enumerate(self.tens) for _g in gs]
+        cons = [g for _gu, gs, _s in self.tens for g in gs]
+        self._prod = prod
+        self._cons = sp.csr_matrix((np.ones(len(cons)), (rows, cons)), shape=(len(self.tens), self.G))
+        self._ncons = np.asarray(self._cons.sum(axis=1)).ravel()
+        self._sec = np.array([sec for _gu, _gs, sec in self.tens], float)
+
+    def loads(self, cols) -> np.ndarray:
+        """Accelerator loads of class sets (boolean masks, one per row): compute time plus every
+        tensor crossing the set's boundary (producer inside and some consumer outside, or the
+        producer outside and some consumer inside), once."""
+        X = np.asarray(cols, bool).reshape(-1, self.G)
+        w = X.astype(float) @ self.acc
+        if self._prod.size:
+            cons_in = (self._cons @ X.T.astype(float)).T
+            cross = np.where(X[:, self._prod], cons_in < self._ncons - 0.5, cons_in > 0.5)
+            w = w + cross.astype(float) @ self._sec
+        return w
+
+    def load(self, S: np.ndarray) -> float:
+        """Accelerator load of the class set ``S`` (boolean mask)."""
+        return float(self.loads(S)[0])
+
+    def fitting(self, cols, V: float) -> np.ndarray:
+        """Which of the class sets one accelerator can hold at ``V``: supported classes only, load
+        ``<= V``, memory within the limit."""
+        X = np.asarray(cols, bool).reshape(-1, self.G)
+        ok = ~(X & ~self.sup).any(axis=1) & (self.loads(X) <= V)
+        if self.cap is not None:
+            ok &= X.astype(float) @ self.size <= self.cap
+        return ok
+
+    def fits(self, S: np.ndarray, V: float) -> bool:
+        return bool(self.fitting(S, V)[0])
+
+    def cpu_take(self, pi: np.ndarray, V: float) -> float:
+        """``max pi y`` over ``0 <= y_g <= [cpu_g <= V]``, ``sum cpu_g y_g <= l V`` (greedy = exact)."""
+        if self.l == 0:
+            return 0.0
+        ok = (pi > 0) & (self.cpu <= V)
+        return _fractional_knapsack(pi[ok], self.cpu[ok], self.l * V)
+
+
+def _fractional_knapsack(value: np.ndarray, weight: np.ndarray, cap: float) -> float:
+    """``max sum value_i x_i`` over ``0 <= x <= 1``, ``sum weight_i x_i <= cap`` (``value, weight >=
+    0``): the items of zero weight, then by value per weight (greedy = exact)."""
+    free = weight <= 0
+    total = math.fsum(value[free])
+    value, weight = value[~free], weight[~free]
+    for j in np.argsort(-(value / weight), kind="stable"):
+        if weight[j] <= cap:
+            cap -= weight[j]
+            total += value[j]
+        else:
+            return total + value[j] * cap / weight[j]
+    return total
+
+
+class _Pricer:
+    """``max pi(S)`` over the columns for a fixed ``V`` (times in units of ``V``)."""
+
+    def __init__(self, d: _Data, V: float):
+        from splitopt.solvers.exact.highs import HighsMatrix
+
+        G, T = d.G, len(d.tens)
+        n = G + 2 * T
+        rows, cols, vals, lo, hi = [], [], [], [], []
+        r = 0
+        for t, (gu, gs, _sec) in enumerate(d.tens):
+            ci, co = G + 2 * t, G + 2 * t + 1
+            for gv in gs:
+                rows += [r, r, r, r + 1, r + 1, r + 1]
+                cols += [gv, gu, ci, gu, gv, co]
+                vals += [1.0, -1.0, -1.0, 1.0, -1.0, -1.0]
+                lo += [-np.inf, -np.inf]
+                hi += [0.0, 0.0]
+                r += 2
+        for g in range(G):
+            if d.acc[g] > 0:
+                rows.append(r), cols.append(g), vals.append(d.acc[g] / V)
+        for t, (_gu, _gs, sec) in enumerate(d.tens):
+            rows += [r, r]
+            cols += [G + 2 * t, G + 2 * t + 1]
+            vals += [sec / V, sec / V]
+        lo.append(-np.inf), hi.append(1.0)
+        r += 1
+        if d.cap is not None and (d.size > 0).any() and math.fsum(d.size) > d.cap:
+            for g in range(G):
+                if d.size[g] > 0:
+                    rows.append(r), cols.append(g), vals.append(d.size[g] / d.cap if d.cap > 0 else 1.0)
+            lo.append(-np.inf), hi.append(1.0 if d.cap > 0 else 0.0)
+            r += 1
+        A = sp.csc_matrix((vals, (rows, cols)), shape=(r, n))
+        ub = np.ones(n)
+        ub[:G] = np.where(d.sup & (d.acc <= V), 1.0, 0.0)
+        integer = np.r_[np.ones(G, bool), np.zeros(2 * T, bool)]
+        self.hm = HighsMatrix.from_arrays(np.r_[np.ones(G), np.zeros(2 * T)], A, np.array(lo), np.array(hi),
+                                          np.zeros(n), ub, integer, maximize=True, mip_gap=1e-4)
+        self.G = G
+
+    def price(self, pi: np.ndarray, time_limit: float | None):
+        """``(value, upper bound, S)``; ``S`` is ``None`` without a solution."""
+        self.hm.set_costs(np.r_[pi, np.zeros(self.hm.num_col - self.G)])
+        self.hm.set_option("time_limit", float(time_limit) if time_limit is not None else math.inf)
+        res = self.hm.solve()
+        if res.bound is None:
+            return -math.inf, math.inf, None
+        S = None if res.x is None else res.x[:self.G] > 0.5
+        return (res.objective if res.objective is not None else -math.inf), max(res.bound, 0.0), S
+
+
+def _max_memory(d: _Data, V: float) -> float:
+    """An upper bound on the memory of any accelerator set of load ``<= V``: the fractional
+    knapsack of sizes under accelerator time ``<= V`` (a load is at least the compute time)."""
+    ok = d.sup & (d.acc <= V)
+    return _fractional_knapsack(d.size[ok], d.acc[ok], V)
+
+
+class _PathDP:
+    """Exact pricing ``max pi(S)`` s.t. ``load(S) <= V`` by dynamic programming along an order of
+    the classes (ours). A tensor is a hyperedge (its producer and consumer classes); at each step
+    the *open* tensors (some member placed, some not) carry a code: all placed members outside
+    ``S`` (0), all inside (1), or both (2: crossing, its seconds already added). For every code
+    tuple the DP keeps the Pareto front of (load, profit) over the classes decided so far, so the
+    optimum is exact (no discretisation). In a topological order ResNet-50's 177 classes keep at
+    most 3 tensors open (27 codes); a pricing is 0.3-0.6 s against 1-4 s for the MILP.
+
+    Used when the order keeps at most :attr:`MAX_OPEN` tensors open and memory cannot bind (the
+    DP has no memory dimension; :func:`_max_memory` decides)."""
+
+    MAX_OPEN = 4
+
+    def __init__(self, d: _Data, V: float, order: list[int], convex: bool = False, cpu: bool = False):
+        self.d, self.V, self.G, self.convex = d, V, d.G, convex
+        tens = d.convex_tens if convex else d.tens
+        # cpu: sets for a CPU core (CPU time, no communication: data is in host memory)
+        self.w = d.cpu if cpu else d.acc
+        self.cap = V * (1 + 1e-9)
+        pos = np.empty(d.G, int)
+        pos[order] = np.arange(d.G)
+        touch: list[list[int]] = [[] for _ in range(d.G)]
+        first, last = [], []
+        for t, (gu, gs, _sec) in enumerate(tens):
+            mem = [gu, *gs]
+            first.append(order[min(pos[m] for m in mem)])
+            last.append(order[max(pos[m] for m in mem)])
+            for m in mem:
+                touch[m].append(t)
+        self.sec = np.array([0.0 if cpu else sec for _u, _g, sec in tens])
+        self.allowed = (d.cpu <= V) if cpu else d.sup & (d.acc <= V)
+        # per step: the class, the open tensors before it, the tensors it touches (position in the
+        # current list, whether newly opened), and the positions kept after it
+        self.steps = []
+        open_: list[int] = []
+        self.width = 0
+        self._plans: dict = {}
+        for g in order:
+            cur = open_ + [t for t in touch[g] if first[t] == g]
+            where = {t: j for j, t in enumerate(cur)}
+            keep = [j for j, t in enumerate(cur) if last[t] != g]
+            self.steps.append((g, len(open_), len(cur), [where[t] for t in touch[g]], keep, self.sec[cur]))
+            open_ = [cur[j] for j in keep]
+            self.width = max(self.width, len(cur))
+
+    @classmethod
+    def build(cls, d: _Data, V: float, cpu: bool = False) -> "_PathDP | None":
+        """The DP pricer for ``d`` at ``V`` (``cpu``: of CPU-core sets), or ``None`` where it does
+        not apply (memory could bind, or too many tensors open in a topological order of the class
+        graph)."""
+        import networkx as nx
+
+        if not cpu and d.cap is not None and _max_memory(d, V) > d.cap:
+            return None
+        convex = d.convex_tens is not None
+        g = nx.DiGraph()
+        g.add_nodes_from(range(d.G))
+        g.add_edges_from((gu, gv) for gu, gs, _s in (d.convex_tens if convex else d.tens) for gv in gs)
+        try:
+            order = list(nx.topological_sort(g))
+        except nx.NetworkXUnfeasible:
+            if convex:  # never: the forward graph is acyclic
+                return None
+            order = list(range(d.G))
+        dp = cls(d, V, order, convex, cpu)
+        return dp if dp.width <= cls.MAX_OPEN else None
+
+    def _plan(self):
+        """The transitions of every step for the current :attr:`allowed` mask (cached): per step the
+        codes before it, and for every code after it the list of ``(code before, x, seconds added)``
+        (``x``: the class joins ``S``). They depend on the graph and the mask only, not on the
+        duals or the loads, so one plan serves every pricing at this mask."""
+        key = self.allowed.tobytes()
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        codes = [()]
+        plan = []
+        for g, nb, ncur, touching, keep, secs in self.steps:
+            groups: dict = {}
+            for si, code in enumerate(codes):
+                for x in ((0, 1) if self.allowed[g] else (0,)):
+                    t = self._convex_move(code, x, nb, ncur, touching, secs) if self.convex else \
+                        self._move(code, x, nb, ncur, touching, secs)
+                    if t is not None:
+                        c, add = t
+                        add += self.w[g] if x else 0.0
+                        groups.setdefault(tuple(c[j] for j in keep), []).append((si, x, add))
+            new = list(groups)
+            flat = [t for c in new for t in groups[c]]
+            grp = np.cumsum([0] + [len(groups[c]) for c in new]).astype(np.int64)
+            plan.append((grp, np.array([t[0] for t in flat], np.int64), np.array([t[2] for t in flat], float),
+                         np.array([t[1] for t in flat], np.bool_)))
+            codes = new
+        self._plans[key] = plan
+        return plan
+
+    @staticmethod
+    def _move(code, x, nb, ncur, touching, secs):
+        """The codes after a class joins ``S`` (``x = 1``) or not, and the seconds it adds."""
+        c = list(code) + [x] * (ncur - nb)
+        add = 0.0
+        for j in touching:
+            if j < nb and c[j] != 2 and c[j] != x:
+                c[j] = 2
+                add += secs[j]
+        return c, add
+
+    @staticmethod
+    def _convex_move(code, x, nb, ncur, touching, secs):
+        """:meth:`_move` for convex sets (order topological, so a tensor opens at its producer).
+        Codes: producer outside and not reachable from ``S`` (0: no consumer inside; 2: some, paid),
+        producer inside (1: no consumer outside; 3: some, paid), producer outside but reachable from
+        ``S`` (4, *tainted*: no consumer may join ``S``, or a path would leave it and re-enter). A
+        class outside ``S`` is tainted when an input's producer is inside or tainted; ``None`` where
+        the class may not join."""
+        c = list(code) + [0] * (ncur - nb)
+        add = 0.0
+        tainted = False
+        for j in touching:
+            if j >= nb:
+                continue
+            st = c[j]
+            if st == 4:
+                if x:
+                    return None
+                tainted = True
+            elif st in (1, 3):
+                if not x:
+                    tainted = True
+                    if st == 1:
+                        c[j] = 3
+                        add += secs[j]
+            elif x and st == 0:
+                c[j] = 2
+                add += secs[j]
+        for j in range(nb, ncur):
+            c[j] = 1 if x else (4 if tainted else 0)
+        return c, add
+
+    def price(self, pi: np.ndarray, ncols: int = 1, deadline: float | None = None):
+        """``(max pi(S), columns)``: the exact maximum and up to ``ncols`` sets of the largest
+        profits (all within ``V``); ``(inf, [])`` if ``deadline`` passed first. The fronts of one
+        step are merged by the compiled kernel :func:`_dp_step` (linear in the points: the fronts
+        arrive sorted by load), 10-20x the numpy version it replaced (ResNet-50: 0.3-0.6 s)."""
+        L, P, offs = np.zeros(1), np.zeros(1), np.array([0, 1], np.int64)
+        hist = []
+        for (g, *_rest), (grp, src, add, take) in zip(self.steps, self._plan()):
+            if deadline is not None and time.perf_counter() > deadline:
+                return math.inf, []
+            L, P, offs, par, xs = _dp_step(L, P, offs, grp, src, add, take, float(pi[g]), self.cap)
+            hist.append((par, xs))
+        if P.size == 0:  # only the empty set fits (never: it has load 0)
+            return 0.0, [np.zeros(self.G, bool)]
+        best = np.argsort(-P, kind="stable")[:max(1, ncols)]
+        return float(P[best[0]]), [self._set(hist, int(j)) for j in best]
+
+    def _set(self, hist, j: int) -> np.ndarray:
+        S = np.zeros(self.G, bool)
+        for (g, *_rest), (par, xs) in zip(reversed(self.steps), reversed(hist)):
+            S[g] = xs[j]
+            j = int(par[j])
+        return S
+
+
+@njit(cache=True)
+def _dp_step(L, P, offs, grp, src, add, take, gain, cap):  # pragma: no cover - compiled
+    """One step of :class:`_PathDP`: for every code after the step (``grp[i]:grp[i+1]`` indexes its
+    incoming parts: the front of code ``src[j]`` before the step, shifted by ``add[j]`` seconds and,
+    where ``take[j]``, by the profit ``gain``), the Pareto front of the merged parts: loads within
+    ``cap``, ascending, each point strictly more profitable than every lighter one. Fronts arrive
+    sorted by load, so a k-way merge is linear. Returns the new ``(L, P, offs)`` and per point the
+    flat index of its parent and whether the class joined."""
+    tot = 0
+    for j in range(src.size):
+        tot += offs[src[j] + 1] - offs[src[j]]
+    Ln = np.empty(tot)
+    Pn = np.empty(tot)
+    par = np.empty(tot, np.int64)
+    xs = np.empty(tot, np.bool_)
+    ng = grp.size - 1
+    offn = np.empty(ng + 1, np.int64)
+    heads = np.empty(src.size, np.int64)
+    n = 0
+    for gi in range(ng):
+        offn[gi] = n
+        a, b = grp[gi], grp[gi + 1]
+        for j in range(a, b):
+            heads[j] = offs[src[j]]
+        top = -np.inf
+        while True:
+            jb, lb, pb = -1, np.inf, -np.inf
+            for j in range(a, b):
+                h = heads[j]
+                if h >= offs[src[j] + 1]:
+                    continue
+                lv = L[h] + add[j]
+                if lv > cap:  # the rest of this front is heavier still
+                    heads[j] = offs[src[j] + 1]
+                    continue
+                pv = P[h] + gain if take[j] else P[h]
+                if lv < lb or (lv == lb and pv > pb):
+                    jb, lb, pb = j, lv, pv
+            if jb < 0:
+                break
+            h = heads[jb]
+            heads[jb] = h + 1
+            if pb > top:
+                top = pb
+                Ln[n], Pn[n], par[n], xs[n] = lb, pb, h, take[jb]
+                n += 1
+    offn[ng] = n
+    return Ln[:n].copy(), Pn[:n].copy(), offn, par[:n].copy(), xs[:n].copy()
