@@ -11,12 +11,13 @@ from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import work_bound
 
 
-def combinatorial_bound(instance: PlacementInstance) -> tuple[float, dict[str, float]]:
+def combinatorial_bound(instance: PlacementInstance, deadline: float | None = None) -> tuple[float, dict[str, float]]:
     """The best of the proven lower bounds that need no solver: the work bound
     (:func:`~splitopt.models.placement.work_bound`), the pigeonhole bound
     (:func:`~splitopt.models.placement.cardinality_bound`) and the isolation min-cut bound
     (:func:`~splitopt.solvers.placement.common.isolation_bound`, when the instance can be
-    contracted). Returns ``(bound, {name: value})``."""
+    contracted; its min cuts stop at ``deadline``, a ``time.perf_counter()`` value: the maximum
+    over the cuts computed is still a bound). Returns ``(bound, {name: value})``."""
     from splitopt.models.placement import cardinality_bound
     from splitopt.solvers.placement.common import Contracted, isolation_bound
 
@@ -24,7 +25,7 @@ def combinatorial_bound(instance: PlacementInstance) -> tuple[float, dict[str, f
     try:
         con = Contracted(instance, fuse_cycles=instance.contiguity == "chain")
         if not con.orphans:
-            iso, _n = isolation_bound(con, instance)
+            iso, _n = isolation_bound(con, instance, deadline=deadline)
             # the exact integer flow is rounded once to a double: one ulp down stays a bound
             lbs["isolation"] = math.nextafter(iso, 0.0) if iso > 0 else 0.0
     except InstanceError:

@@ -10,6 +10,7 @@ the evaluator (:func:`splitopt.models.placement.evaluate`) scores.
 from __future__ import annotations
 
 import math
+import time
 
 from splitopt.errors import InstanceError
 from splitopt.instances.placement import PlacementInstance
@@ -158,7 +159,7 @@ class Contracted:
 
 
 def isolation_bound(con: Contracted, instance: PlacementInstance, *, target: float = math.inf,
-                    max_cuts: int | None = None) -> tuple[float, int]:
+                    max_cuts: int | None = None, deadline: float | None = None) -> tuple[float, int]:
     """A lower bound on the max-load of every placement (any contiguity, both objectives): the
     device holding super-node ``s`` has load at least ``min(cpu(s), min over sets X containing s of
     acc(X) + cut(X))`` (``cpu(s)`` only if there is a CPU core; the accelerator term only if every
@@ -190,7 +191,9 @@ def isolation_bound(con: Contracted, instance: PlacementInstance, *, target: flo
         return min(opts) if opts else math.inf
 
     (ints_acc, ints_sec), _K = _to_ints(accw, [sec for _su, _cm, sec, _bw in con.tensors])
-    scale = 2.0 ** _K
+    # 2^K is not a double when a value is tiny (1e-300 s: K > 1023, issue 21); Python's int / int
+    # is correctly rounded at any size, so the flow is divided as an integer
+    scale = 1 << _K
     best, cuts = 0.0, 0
     for s in sorted(range(n), key=lambda s: -estimate(s)):
         est = estimate(s)
@@ -203,6 +206,8 @@ def isolation_bound(con: Contracted, instance: PlacementInstance, *, target: flo
             continue
         if max_cuts is not None and cuts >= max_cuts:
             break
+        if deadline is not None and cuts and time.perf_counter() > deadline:
+            break  # the max over the cuts computed so far is still a bound
         # vertices: super-nodes 0..n-1, source n, sink n+1, tensor gadgets n+2+2t, n+3+2t
         src, snk = n, n + 1
         tails, heads, caps = [], [], []

@@ -30,7 +30,8 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None):
     if instance.contiguity != "chain":
         lim = 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
         try:
-            r = ideals.solve(instance.with_(contiguity="chain"), time_limit=lim)
+            r = ideals.solve(instance.with_(contiguity="chain"), time_limit=lim, incumbent=best,
+                             linearised=False)
             v = evaluate(instance, r.assignment)[0]
             if v < best_v:
                 best, best_v = r.assignment, v

@@ -1,0 +1,252 @@
+"""Seeded operator graphs that look like the peer's workloads (issue 22): BERT-like and GNMT-like
+nets of 100-2,000 nodes at operator granularity, for inference or training, as
+:class:`~splitopt.instances.placement.PlacementInstance`.
+
+What they copy from the peer's operator graphs (msr-fiddle/dnn-partitioning,
+``throughput-inputs/OperatorGraphs``; Tarnawski et al., NeurIPS 2020, §5): parameter nodes (weights,
+biases, LayerNorm scales) with zero compute, their bytes as accelerator memory, in one colour class
+with the operator that reads them; CPU times 10-23x the accelerator's; a tensor's transfer time its
+bytes over a PCIe-like rate, so that moving an activation costs about as much as a small operator
+and moving a weight matrix more than most operators. Times are in seconds.
+
+* ``kind="bert"``: embeddings, then ``layers`` encoder blocks (Q/K/V projections, attention
+  scores, softmax, context, output projection, residual add, LayerNorm, a two-matmul feed-forward
+  block with GELU, residual add, LayerNorm): 29 nodes a block.
+* ``kind="gnmt"``: an LSTM encoder/decoder unrolled over ``steps`` time steps: cell ``(l, t)``
+  reads cell ``(l - 1, t)`` and ``(l, t - 1)``, residual connections from the third layer up; each
+  layer's weights feed all of its cells (one wide tensor); the decoder's attention at step ``t``
+  reads the whole encoder output. A grid of cells: many incomparable ideals, the shape on which the
+  peer's DP takes 23-51 s.
+* ``training=True``: every compute node gets a backward node (reversed edges; a forward node feeds
+  its own backward node; the two share its colour class), as the peer's training graphs are built;
+  ``optimizer=True`` adds one backward-only node per weight (the weight update, fed by the
+  weight's gradient, in its own class): a tensor then feeds a colour class without forward nodes,
+  which the ideal branch and bound declines (the peer's operator-graph training workloads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from splitopt.errors import InstanceError
+from splitopt.instances.placement import PlacementInstance
+
+KINDS = ("bert", "gnmt")
+PCIE_BYTES_PER_S = 12e9
+BYTES = 4  # fp32
+
+
+class _Builder:
+    def __init__(self, rng: np.random.Generator, acc_flops: float):
+        self.rng = rng
+        self.acc_flops = acc_flops
+        self.names: list[str] = []
+        self.acc: list[float] = []
+        self.cpu: list[float] = []
+        self.size: list[float] = []
+        self.colour: list[int | None] = []
+        self.out_bytes: list[float] = []
+        self.cons: list[set[int]] = []
+        self.params: list[int] = []
+
+    def node(self, name: str, flop: float, out_elems: float, inputs=(), size: float = 0.0,
+             colour: int | None = None) -> int:
+        i = len(self.names)
+        self.names.append(f"{name}#{i}")
+        jitter = float(self.rng.uniform(0.7, 1.4))
+        a = flop / self.acc_flops * jitter if flop > 0 else 0.0
+        self.acc.append(a)
+        self.cpu.append(a * float(self.rng.uniform(10, 23)))
+        self.size.append(size)
+        self.colour.append(colour)
+        self.out_bytes.append(out_elems * BYTES)
+        self.cons.append(set())
+        for j in inputs:
+            self.cons[j].add(i)
+        return i
+
+    def param(self, name: str, elems: float) -> int:
+        i = self.node(name, 0.0, elems, size=elems * BYTES)
+        self.params.append(i)
+        return i
+
+    def op(self, name: str, flop: float, out_elems: float, inputs, params=()) -> int:
+        """An operator with its parameters in one colour class (the class of its first parameter)."""
+        i = self.node(name, flop, out_elems, list(inputs) + list(params))
+        if params:
+            cid = self.colour[params[0]] if self.colour[params[0]] is not None else params[0]
+            for p in params:
+                self.colour[p] = cid
+            self.colour[i] = cid
+        return i
+
+
+def _bert(b: _Builder, layers: int, seq: int, hidden: int):
+    h, s = hidden, seq
+    emb_w = b.param("embeddings.word.weight", 30522 * h)
+    pos_w = b.param("embeddings.position.weight", 512 * h)
+    x = b.op("embeddings.gather", s * h, s * h, [], [emb_w, pos_w])
+    g, be = b.param("embeddings.ln.weight", h), b.param("embeddings.ln.bias", h)
+    x = b.op("embeddings.ln", 8 * s * h, s * h, [x], [g, be])
+    for L in range(layers):
+        p = f"encoder.{L}."
+        qkv = []
+        for nm in ("query", "key", "value"):
+            w, bi = b.param(p + nm + ".weight", h * h), b.param(p + nm + ".bias", h)
+            qkv.append(b.op(p + nm, 2 * s * h * h, s * h, [x], [w, bi]))
+        sc = b.op(p + "scores", 2 * s * s * h, s * s * 16 // 16, [qkv[0], qkv[1]])
+        sm = b.op(p + "softmax", 5 * s * s, s * s, [sc])
+        ctx = b.op(p + "context", 2 * s * s * h, s * h, [sm, qkv[2]])
+        w, bi = b.param(p + "attn.out.weight", h * h), b.param(p + "attn.out.bias", h)
+        o = b.op(p + "attn.out", 2 * s * h * h, s * h, [ctx], [w, bi])
+        a = b.op(p + "attn.add", s * h, s * h, [o, x])
+        g, be = b.param(p + "attn.ln.weight", h), b.param(p + "attn.ln.bias", h)
+        a = b.op(p + "attn.ln", 8 * s * h, s * h, [a], [g, be])
+        w1, b1 = b.param(p + "ffn.in.weight", 4 * h * h), b.param(p + "ffn.in.bias", 4 * h)
+        f = b.op(p + "ffn.in", 8 * s * h * h, 4 * s * h, [a], [w1, b1])
+        f = b.op(p + "ffn.gelu", 8 * 4 * s * h, 4 * s * h, [f])
+        w2, b2 = b.param(p + "ffn.out.weight", 4 * h * h), b.param(p + "ffn.out.bias", h)
+        f = b.op(p + "ffn.out", 8 * s * h * h, s * h, [f], [w2, b2])
+        f = b.op(p + "ffn.add", s * h, s * h, [f, a])
+        g, be = b.param(p + "ffn.ln.weight", h), b.param(p + "ffn.ln.bias", h)
+        x = b.op(p + "ffn.ln", 8 * s * h, s * h, [f], [g, be])
+    w = b.param("pooler.weight", h * h)
+    b.op("pooler", 2 * h * h, h, [x], [w])
+
+
+def _gnmt(b: _Builder, layers: int, steps: int, hidden: int, batch: int = 64):
+    h, B = hidden, batch
+    cell_flop = 2 * B * (2 * h) * (4 * h)
+
+    def stack(prefix: str, inputs: list[int], n_layers: int, attention_from: list[int] | None = None):
+        prev_layer = inputs
+        for L in range(n_layers):
+            w = b.param(f"{prefix}.lstm{L}.weight", 8 * h * h)
+            row, prev = [], None
+            for t in range(steps):
+                ins = [prev_layer[t]] + ([prev] if prev is not None else [])
+                if attention_from is not None and L == 0:
+                    att = b.op(f"{prefix}.attention.{t}", 2 * B * h * steps * 2, B * h,
+                               ([prev] if prev is not None else [prev_layer[t]]) + attention_from)
+                    ins.append(att)
+                c = b.node(f"{prefix}.lstm{L}.cell{t}", cell_flop, B * h, ins)
+                b.cons[w].add(c)
+                if t == 0:  # the weights live with the first cell (one colour class)
+                    cid = w
+                    b.colour[w] = b.colour[c] = cid
+                if L >= 2:  # residual connections from the third layer up
+                    c = b.op(f"{prefix}.lstm{L}.res{t}", B * h, B * h, [c, prev_layer[t]])
+                row.append(c)
+                prev = c
+            prev_layer = row
+        return prev_layer
+
+    emb = b.param("encoder.embedding.weight", 32000 * h)
+    src = [b.op(f"encoder.embed.{t}", B * h, B * h, [], [emb] if t == 0 else []) for t in range(steps)]
+    for t in range(1, steps):
+        b.cons[emb].add(src[t])
+    enc = stack("encoder", src, layers)
+    mem = b.op("encoder.memory", B * h * steps, B * h * steps, enc)
+    demb = b.param("decoder.embedding.weight", 32000 * h)
+    tgt = [b.op(f"decoder.embed.{t}", B * h, B * h, [], [demb] if t == 0 else []) for t in range(steps)]
+    for t in range(1, steps):
+        b.cons[demb].add(tgt[t])
+    dec = stack("decoder", tgt, layers, attention_from=[mem])
+    w = b.param("classifier.weight", 32000 * h)
+    outs = [b.op(f"classifier.{t}", 2 * B * h * 32000, B * 32000, [dec[t]], [w] if t == 0 else [])
+            for t in range(steps)]
+    for t in range(1, steps):
+        b.cons[w].add(outs[t])
+    b.op("loss", B * 32000 * steps, 1, outs)
+
+
+def size_params(kind: str, n_nodes: int) -> dict:
+    """``layers`` (and ``steps``) that give about ``n_nodes`` forward nodes."""
+    if kind == "bert":
+        return {"layers": max(1, round((n_nodes - 10) / 29))}
+    layers = 4 if n_nodes < 600 else 8
+    per_step = 2 * layers + 2 * (layers - 2) + 4  # cells, residual adds, attention, embeddings, classifier
+    return {"layers": layers, "steps": max(2, round((n_nodes - 2 * layers - 8) / per_step))}
+
+
+def operator_graph(seed: int, kind: str = "bert", n_nodes: int = 300, *, training: bool = False,
+                   optimizer: bool = False, n_accelerators: int | None = None, n_cpus: int = 1,
+                   memory: float | None = 2.0, contiguity: str = "convex", objective: str = "max-load",
+                   name: str | None = None) -> PlacementInstance:
+    """A seeded BERT-like or GNMT-like operator graph of about ``n_nodes`` forward nodes (module
+    docstring). ``n_accelerators`` is drawn from 3..6 when ``None``; ``memory``: each accelerator
+    holds ``memory`` times an equal share of the parameter bytes (``None``: unlimited)."""
+    if kind not in KINDS:
+        raise InstanceError("kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
+    if not isinstance(n_nodes, (int, np.integer)) or not 20 <= n_nodes <= 5000:
+        raise InstanceError("n_nodes", f"must be an integer in [20, 5000], got {n_nodes!r}")
+    rng = np.random.default_rng([seed, 22022, KINDS.index(kind)])
+    b = _Builder(rng, acc_flops=float(rng.uniform(1e12, 4e12)))
+    if kind == "bert":
+        _bert(b, size_params("bert", n_nodes)["layers"], seq=int(rng.choice([128, 256])),
+              hidden=int(rng.choice([256, 512, 768])))
+    else:
+        p = size_params("gnmt", n_nodes)
+        _gnmt(b, p["layers"], p["steps"], hidden=int(rng.choice([512, 1024])))
+    n = len(b.names)
+    names, acc, cpu, size, colour = list(b.names), list(b.acc), list(b.cpu), list(b.size), list(b.colour)
+    tensors = [(i, tuple(sorted(b.cons[i])), b.out_bytes[i] / PCIE_BYTES_PER_S) for i in range(n) if b.cons[i]]
+    backward = [False] * n
+    if training:
+        for i in range(n):
+            if colour[i] is None:
+                colour[i] = i
+        compute = [i for i in range(n) if i not in set(b.params)]
+        bi = {i: n + j for j, i in enumerate(compute)}
+        for i in compute:
+            names.append(names[i] + ".grad")
+            acc.append(acc[i] * float(rng.uniform(1.5, 2.2)))
+            cpu.append(cpu[i] * float(rng.uniform(1.5, 2.2)))
+            size.append(0.0)
+            colour.append(colour[i])
+            backward.append(True)
+        bcons: dict[int, set[int]] = {}
+        fwd = []
+        for p, cs, sec in tensors:
+            extra = {bi[p]} if p in bi else set()
+            fwd.append((p, tuple(sorted(set(cs) | extra)), sec))
+            for c in cs:
+                if p in bi and c in bi:
+                    bcons.setdefault(bi[c], set()).add(bi[p])
+        for i in compute:
+            if not b.cons[i]:
+                fwd.append((i, (bi[i],), b.out_bytes[i] / PCIE_BYTES_PER_S))
+        # the gradient a backward node sends has the size of its forward node's input
+        grads = [(p, tuple(sorted(cs)), b.out_bytes[compute[p - n]] / PCIE_BYTES_PER_S)
+                 for p, cs in sorted(bcons.items())]
+        if optimizer:
+            # one weight update per parameter, fed by the gradient of the operator that reads it
+            cls = max(c for c in colour if c is not None) + 1
+            extra: dict[int, set[int]] = {}
+            for w in b.params:
+                reader = min(b.cons[w])
+                if reader not in bi:
+                    continue
+                u = len(names)
+                names.append(names[w] + ".update")
+                acc.append(b.size[w] / 2e11)
+                cpu.append(b.size[w] / 1e10)
+                size.append(0.0)
+                colour.append(cls)
+                cls += 1
+                backward.append(True)
+                extra.setdefault(bi[reader], set()).add(u)
+            grads = [(p, tuple(sorted(set(cs) | extra.pop(p, set()))), s) for p, cs, s in grads]
+            grads += [(p, tuple(sorted(cs)), 1e-5) for p, cs in sorted(extra.items())]
+        tensors = fwd + grads
+    k = int(rng.integers(3, 7)) if n_accelerators is None else int(n_accelerators)
+    mem = None if memory is None else float(memory) * max(sum(size), 1.0) / max(k, 1)
+    return PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(tensors), n_accelerators=k, n_cpus=n_cpus,
+                             acc_memory_bytes=mem, size_bytes=tuple(size), backward=tuple(backward),
+                             colour=tuple(colour), objective=objective, contiguity=contiguity,
+                             name=name or f"{kind}-{n_nodes}{'-training' if training else ''}-s{seed}",
+                             meta={"generator": "splitopt.instances.placement_gen.operator_graph", "seed": seed,
+                                   "kind": kind, "training": training, "optimizer": optimizer})
+
+
+__all__ = ["operator_graph", "size_params", "KINDS"]

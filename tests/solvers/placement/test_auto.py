@@ -1,0 +1,228 @@
+"""``auto``, the placement family's default (issue 22): its rule on every instance shape, its answer
+against brute force on small generated instances (every objective, contiguity, training graphs,
+memory, colour classes, backward-only classes), the hand-over of incumbent and bound between
+methods, its time limit; the two repros of issue 21 (a 1e-300 s latency; ``"meta": 3``); files
+written before issue 22 (family ``throughput``, ``comm_model "device"``) loading as placement."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from splitopt.families import AlgoResult, get_family, solve
+from splitopt.instances import io
+from splitopt.instances.placement import PlacementInstance, generate
+from splitopt.models.placement import evaluate
+from splitopt.solvers.placement import auto
+
+DATA = Path(__file__).parent / "data"
+
+
+def close(a, b, rel=1e-9):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+def with_orphan(inst: PlacementInstance) -> PlacementInstance:
+    """``inst`` (a training graph) with one backward node moved to a colour class of its own: a
+    tensor then feeds a class without a forward node."""
+    b = max(i for i in range(inst.n_nodes) if inst.backward[i])
+    col = list(inst.colour)
+    col[b] = 10 ** 6
+    return inst.with_(colour=tuple(col))
+
+
+def has_backward_only_class(inst: PlacementInstance) -> bool:
+    # computed here from the colour classes, not by the code under test
+    return any(all(inst.backward[i] for i in cl) for cl in inst.colour_classes)
+
+
+SHAPES = list(itertools.product(("max-load", "fwd+bwd"), ("none", "convex", "chain"), ("inference", "training",
+                                                                                       "orphan")))
+
+
+def shape_case(seed, objective, contiguity, kind):
+    inst = generate(seed, n_nodes=5, n_accelerators=2, n_cpus=1, training=kind != "inference",
+                    objective=objective, contiguity=contiguity)
+    return with_orphan(inst) if kind == "orphan" else inst
+
+
+@pytest.mark.parametrize("objective,contiguity,kind", SHAPES)
+def test_rule_on_every_shape(objective, contiguity, kind):
+    inst = shape_case(1, objective, contiguity, kind)
+    assert has_backward_only_class(inst) == (kind == "orphan")
+    want = ["ideals", "milp"] if contiguity == "chain" and kind != "orphan" else ["milp"]
+    assert auto.plan(inst) == want
+
+
+@pytest.mark.parametrize("objective,contiguity,kind", SHAPES)
+@pytest.mark.parametrize("seed", range(3))
+def test_auto_equals_bruteforce(seed, objective, contiguity, kind):
+    inst = shape_case(seed, objective, contiguity, kind)
+    bf = solve(inst, "bruteforce")
+    r = solve(inst, "auto")
+    assert r.status == "optimal" and close(r.objective, bf.objective)
+    assert r.bound <= bf.objective * (1 + 1e-9) and close(r.bound, bf.objective, 1e-8)
+    with_limit = solve(inst, "auto", time_limit=20)
+    assert with_limit.status == "optimal" and close(with_limit.objective, bf.objective)
+
+
+def test_ideals_refuses_what_the_rule_sends_to_the_milp():
+    from splitopt.errors import InstanceError
+
+    inst = shape_case(0, "max-load", "chain", "orphan")
+    with pytest.raises(InstanceError, match="colour"):
+        solve(inst, "ideals")
+    assert solve(inst, "auto").status == "optimal"
+
+
+def test_hand_over_incumbent_and_bound(monkeypatch):
+    # the first method stops short (a poor placement, a weak bound): the MILP gets both and proves
+    # the brute-force optimum
+    from splitopt.solvers.placement import ideals, milp
+
+    inst = generate(4, n_nodes=6, n_accelerators=2, n_cpus=1, contiguity="chain")
+    bf = solve(inst, "bruteforce").objective
+    poor = ["cpu0"] * inst.n_nodes
+    poor_v = evaluate(inst, poor)[0]
+    assert poor_v > bf
+    monkeypatch.setattr(ideals, "solve", lambda *a, **kw: AlgoResult(poor, status="time_limit", bound=0.5 * bf))
+    seen = {}
+    real = milp.solve
+
+    def spy(instance, **kw):
+        seen.update(kw)
+        return real(instance, **kw)
+
+    monkeypatch.setattr(milp, "solve", spy)
+    r = solve(inst, "auto", time_limit=30)
+    assert seen["start"] == poor and seen["lower_bound"] == 0.5 * bf
+    assert r.status == "optimal" and close(r.objective, bf)
+    assert [t["method"] for t in r.info["tried"]] == ["ideals", "milp"]
+
+
+def test_auto_keeps_its_time_limit():
+    from splitopt.instances.placement_gen import operator_graph
+
+    inst = operator_graph(0, "gnmt", 600, training=True, contiguity="none")
+    t0 = time.perf_counter()
+    r = solve(inst, "auto", time_limit=4)
+    spent = time.perf_counter() - t0
+    assert spent <= 4 + max(1.0, 0.4)
+    v = evaluate(inst, r.assignment)[0]
+    assert close(r.objective, v)
+    assert r.status in ("optimal", "time_limit") and r.bound is not None and r.bound <= v * (1 + 1e-12)
+
+
+# ---------------------------------------------------------------------- issue 21 repros
+def test_tiny_latency_repro():
+    # one node's acc_seconds is 1e-300: the isolation bound's integer scaling needs 2^K > 1e308
+    inst = io.load(DATA / "device_ideals_tiny_latency.json")
+    assert isinstance(inst, PlacementInstance) and min(inst.acc_seconds) == 0.0 and 1e-300 in inst.acc_seconds
+    sols = [solve(inst, a) for a in ("ideals", "auto")]
+    assert all(s.status == "optimal" for s in sols)
+    assert close(sols[0].objective, sols[1].objective)
+    # the same workload with the tiny value set to 0: the optimum moves by at most 1e-300 s
+    ref = inst.with_(acc_seconds=tuple(0.0 if a == 1e-300 else a for a in inst.acc_seconds))
+    assert close(solve(ref, "ideals").objective, sols[0].objective)
+
+
+@pytest.mark.parametrize("tiny", [1e-300, 5e-324, 1e-200])
+@pytest.mark.parametrize("contiguity", ["chain", "none"])
+def test_tiny_values_against_bruteforce(tiny, contiguity):
+    inst = generate(2, n_nodes=5, n_accelerators=2, n_cpus=1, contiguity=contiguity)
+    acc = list(inst.acc_seconds)
+    acc[1] = tiny
+    tens = list(inst.tensors)
+    p, c, _s = tens[0]
+    tens[0] = (p, c, tiny)
+    inst = inst.with_(acc_seconds=tuple(acc), tensors=tuple(tens))
+    bf = solve(inst, "bruteforce").objective
+    for algo in ("auto", "milp") + (("ideals",) if contiguity == "chain" else ()):
+        r = solve(inst, algo)
+        assert r.status == "optimal" and close(r.objective, bf), algo
+
+
+def test_meta_int_repro(tmp_path, capsys):
+    from splitopt.cli import main
+
+    path = tmp_path / "m.json"
+    shutil.copy(DATA / "device_meta_int.json", path)
+    for argv in (["inspect", str(path)], ["solve", str(path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "meta" in err and "got 3" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------------- files written before issue 22
+def old_file(tmp_path, inst: PlacementInstance) -> Path:
+    d = json.loads(io.dumps(inst))
+    assert d["family"] == "placement" and "comm_model" not in d["data"]
+    d["family"] = "throughput"
+    d["data"] = {"comm_model": "device", **d["data"]}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(d))
+    return path
+
+
+def test_old_file_loads_as_placement(tmp_path, capsys):
+    inst = generate(3, n_nodes=6, contiguity="convex", training=True)
+    path = old_file(tmp_path, inst)
+    got = io.load(path)
+    err = capsys.readouterr().err
+    assert isinstance(got, PlacementInstance) and got == inst and got.family == "placement"
+    assert len(err.strip().splitlines()) == 1 and "placement" in err
+    # saved again, it is a placement file
+    assert json.loads(io.dumps(got))["family"] == "placement"
+
+
+def test_old_file_solves_with_the_default_and_exports(tmp_path, capsys):
+    from splitopt.cli import main
+    from splitopt.instances.importers.dnn_partitioning import placement_from_peer
+
+    inst = generate(5, n_nodes=6, contiguity="chain")
+    path = old_file(tmp_path, inst)
+    place = tmp_path / "place.json"
+    assert main(["solve", str(path), "--json", "--export-placement", str(place)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["algorithm"] == "auto" and out["status"] == "optimal"
+    assert close(out["objective"], solve(inst, "bruteforce").objective)
+    back = placement_from_peer(inst, json.loads(place.read_text()))
+    assert close(evaluate(inst, back)[0], out["objective"])
+
+
+def test_families_and_throughput_alone():
+    fam = get_family("placement")
+    assert fam.default_algorithm == "auto" and fam.reference_algorithm == "milp"
+    assert not any(n.startswith("device_") for n in fam.algorithms)
+    thr = get_family("throughput")
+    assert "bnb" in thr.algorithms and not set(fam.algorithms) - {"auto", "lp", "milp", "bruteforce", "lns",
+                                                                      "colgen", "ideals", "peer_ip", "linearised",
+                                                                      "local", "expert"}
+    assert not {"ideals", "colgen", "lns", "peer_ip", "auto"} & set(thr.algorithms)
+
+
+@pytest.mark.parametrize("contiguity", ["chain", "convex", "none"])
+def test_import_then_solve_without_algorithm(tmp_path, capsys, contiguity):
+    # as a new user would: import with the defaults, solve with no -a (issue 22's first complaint)
+    from splitopt.cli import main
+    from splitopt.instances.importers.dnn_partitioning import MS, REFERENCE, _data_dir
+
+    out = tmp_path / "b.json"
+    assert main(["import", "dnn-partitioning", str(_data_dir() / "bert24_training.json"), "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["family"] == "placement"
+    capsys.readouterr()
+    assert main(["solve", str(out), "--contiguity", contiguity, "--time-limit", "60", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["algorithm"] == "auto" and r["status"] == "optimal"
+    dp = REFERENCE["bert24_training"][0] * MS  # the peer's DP value, measured on its own code
+    if contiguity == "chain":
+        assert close(r["objective"], dp)
+    else:  # a chain of ideals is convex and unconstrained: never worse than the DP's optimum
+        assert r["objective"] <= dp * (1 + 1e-9)
+    assert math.isfinite(r["bound"]) and r["bound"] <= r["objective"] * (1 + 1e-12)
