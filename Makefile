@@ -32,7 +32,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py runner benchmarks/runner.py
 	$(BIN)/python benchmarks/record.py graph_io benchmarks/graph_io.py
 	$(BIN)/python benchmarks/record.py sweep benchmarks/sweep.py
-	$(BIN)/python benchmarks/record.py workloads benchmarks/workloads.py
+	$(BIN)/python benchmarks/record.py placement benchmarks/placement.py
 	$(BIN)/python benchmarks/record.py throughput benchmarks/throughput.py --quick --milp-limit 30
 	$(BIN)/python benchmarks/record.py pipeline benchmarks/pipeline.py
 	$(BIN)/python benchmarks/record.py pipeline_time_limits benchmarks/pipeline_time_limits.py
