@@ -249,6 +249,8 @@ def _check(status, err: str) -> str | None:
         return None
     if status != 2:
         return f"exit status {status}: {err[-300:]}"
+    # a file written before issue 22 (throughput, comm_model "device") loads with one note line
+    err = "".join(line for line in err.splitlines(keepends=True) if not line.startswith("splitopt: note: "))
     if not err.startswith("splitopt: error: ") or err.count("\n") != 1 or "Traceback" in err:
         return f"malformed error message: {err[:300]!r}"
     return None
