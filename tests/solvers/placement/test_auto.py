@@ -56,7 +56,8 @@ def shape_case(seed, objective, contiguity, kind):
 def test_rule_on_every_shape(objective, contiguity, kind):
     inst = shape_case(1, objective, contiguity, kind)
     assert has_backward_only_class(inst) == (kind == "orphan")
-    want = (["ideals", "milp"] if kind != "orphan" else ["milp"]) if contiguity == "chain" else ["milp"]
+    want = {"chain": ["ideals", "milp"] if kind != "orphan" else ["milp"], "convex": ["milp", "milp-none"],
+            "none": ["milp"]}[contiguity]
     assert auto.plan(inst) == want
 
 
