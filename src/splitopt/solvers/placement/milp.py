@@ -26,6 +26,33 @@ def build_seconds(instance: PlacementInstance) -> float:
     return 6e-3 * instance.n_nodes * max(1.0, instance.n_devices / 6.0)
 
 
+def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left: float | None, mip_gap):
+    """Build and solve the MILP: in this process, or for a large model with a limit in a child
+    process stopped at ``left`` plus a grace (:mod:`.guard`); the answer as a namespace."""
+    from types import SimpleNamespace
+
+    from splitopt.solvers import exact
+    from splitopt.solvers.placement import guard
+
+    est = build_seconds(instance)
+    if guard.worth_it(est, left):
+        # the child pays its start (about 1.5 s of imports) and the build out of the same limit
+        solver_limit = max(left - est - 1.5, 0.05 * left)
+        got = guard.solve_in_child(instance, build_kw, solver, solver_limit, mip_gap,
+                                   left + max(guard.GRACE_S, guard.GRACE_SHARE * left))
+        if got is None:
+            return SimpleNamespace(status="time_limit", bound=None, termination="stopped at the limit (child process)",
+                                   seconds=left, message=None, has_solution=False, assignment=None, unit=1.0,
+                                   child=True)
+        got.child = True
+        return got
+    model = build_milp(instance, **build_kw)
+    res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap)
+    return SimpleNamespace(status=res.status, bound=res.bound, termination=res.termination, seconds=res.seconds,
+                           message=res.message, has_solution=res.has_solution, unit=model._unit, child=False,
+                           assignment=assignment_from_milp(instance, model) if res.has_solution else None)
+
+
 COLGEN_FROM = 5.0
 """Time limits (seconds) from which :func:`solve` starts with the configuration LP of
 :mod:`.colgen` (where its DP pricing applies), before the MILP."""
@@ -79,7 +106,6 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     ``start`` (a placement) and ``lower_bound`` (a proven bound) are what another method found
     before (:mod:`.auto` hands them on): the better incumbent caps the model, the larger bound
     certifies it."""
-    from splitopt.solvers import exact
 
     if symmetry is None:
         symmetry = instance.contiguity != "none"
@@ -131,24 +157,23 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
             if inc_val <= lb * (1 + 1e-12):
                 return proven()
             return AlgoResult(inc, status="time_limit", bound=min(lb, inc_val), info=info)
-    model = build_milp(instance, symmetry=symmetry, incumbent=inc_val if inc is not None else None,
-                       lower_bound=lb)
     # one time limit for the whole call: the solver gets what the incumbent phase (at most a
     # fifth) and the configuration LP left, and for convex/none 0.6 of it, keeping the rest for
     # the LNS polish below when the solver stops short of a proof
     left = None
     if time_limit is not None:
         left = max(time_limit - (time.perf_counter() - t0), 0.05 * time_limit) * (0.6 if polish else 1.0)
-    res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap)
-    unit = model._unit
+    res = _solve_model(instance, dict(symmetry=symmetry, incumbent=inc_val if inc is not None else None,
+                                      lower_bound=lb), solver, left, mip_gap)
+    unit = res.unit
     bound = None if res.bound is None else res.bound * unit
     info.update({"solver": solver, "termination": res.termination, "solver_seconds": res.seconds,
-                 "incumbent": inc_val if inc is not None else None, "unit": unit})
+                 "incumbent": inc_val if inc is not None else None, "unit": unit, "child": res.child})
     if res.message:
         info["message"] = res.message
     cand = []
     if res.has_solution:
-        a = assignment_from_milp(instance, model)
+        a = res.assignment
         try:
             cand.append((evaluate(instance, a)[0], a, "milp"))
         except InfeasibleSolution:
