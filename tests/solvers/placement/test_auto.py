@@ -227,3 +227,19 @@ def test_import_then_solve_without_algorithm(tmp_path, capsys, contiguity):
     else:  # a chain of ideals is convex and unconstrained: never worse than the DP's optimum
         assert r["objective"] <= dp * (1 + 1e-9)
     assert math.isfinite(r["bound"]) and r["bound"] <= r["objective"] * (1 + 1e-12)
+
+
+def test_child_process_guard():
+    # the large-model path of milp: a child process answers like the in-process solve, and is
+    # stopped at its hard deadline whatever the solver does
+    from splitopt.instances.placement_gen import operator_graph
+    from splitopt.solvers.placement import guard
+
+    small = generate(1, n_nodes=6, n_accelerators=2, n_cpus=1, contiguity="none")
+    got = guard.solve_in_child(small, {"symmetry": False}, "highs", 30.0, None, 60.0)
+    assert got is not None and got.status == "optimal"
+    assert close(evaluate(small, got.assignment)[0], solve(small, "bruteforce").objective)
+    big = operator_graph(1, "gnmt", 300, training=True, contiguity="chain")
+    t0 = time.perf_counter()
+    assert guard.solve_in_child(big, {}, "highs", 1000.0, None, 3.0) is None  # HiGHS alone takes minutes
+    assert time.perf_counter() - t0 <= 3.0 + 1.0
