@@ -64,6 +64,12 @@ class _Stop(Exception):
     pass
 
 
+def _busy(nbytes: float, theta: float) -> float:
+    """Seconds to move ``nbytes`` at ``1 / theta`` bytes/s; nothing takes no time even on a missing
+    link (``0 * inf`` would be NaN, and ``max`` silently drops a NaN)."""
+    return nbytes * theta if nbytes > 0 else 0.0
+
+
 class _Done(Exception):
     """The incumbent reached the root lower bound: it is optimal."""
 
@@ -154,11 +160,12 @@ class _BnB:
 
     # ------------------------------------------------------------------ link accounting
     def _res_time(self, a: int, b: int) -> float:
-        """Busy time of the resource holding link (a, b) under the link model."""
+        """Busy time of the resource holding link (a, b) under the link model. Bytes are never put
+        on a missing link (``theta = inf``, see :meth:`_place`), so no ``0 * inf`` arises."""
         if self.model == "full-duplex":
-            return self.B[a][b] * self.theta[a][b]
+            return _busy(self.B[a][b], self.theta[a][b])
         if self.model == "half-duplex":
-            return self.B[a][b] * self.theta[a][b] + self.B[b][a] * self.theta[b][a]
+            return _busy(self.B[a][b], self.theta[a][b]) + _busy(self.B[b][a], self.theta[b][a])
         return self.medium
 
     def _add(self, a: int, b: int, s: float) -> None:
@@ -186,8 +193,11 @@ class _BnB:
             if self.once and k:
                 undo.append((t, a, b, 0.0))
                 continue
-            if math.isinf(self.theta[a][b]):
-                touched = math.inf
+            if s <= 0 or math.isinf(self.theta[a][b]):  # nothing to send, or a missing link (the branch
+                if s > 0:                                  # is dead): adding and later removing s * inf
+                    touched = math.inf                     # on the shared medium gave NaN
+                undo.append((t, a, b, 0.0))
+                continue
             self._add(a, b, s)
             undo.append((t, a, b, s))
             touched = max(touched, self._res_time(a, b))
@@ -271,17 +281,19 @@ class _BnB:
         link = lmax
         if extra:
             if self.model == "shared":
-                link = max(link, self.medium + sum(s * self.theta[a][b] for (a, b), s in extra.items()))
+                link = max(link, self.medium + sum(_busy(s, self.theta[a][b]) for (a, b), s in extra.items()))
             else:
                 for (a, b), s in extra.items():
                     th = self.theta[a][b]
+                    if s <= 0:
+                        continue
                     if math.isinf(th):
                         return math.inf
                     if self.model == "full-duplex":
                         link = max(link, (self.B[a][b] + s) * th)
                     else:
                         back = extra.get((b, a), 0.0)
-                        link = max(link, (self.B[a][b] + s) * th + (self.B[b][a] + back) * self.theta[b][a])
+                        link = max(link, (self.B[a][b] + s) * th + _busy(self.B[b][a] + back, self.theta[b][a]))
         return max(comp, link)
 
     def _offer(self, value: float, depth: int, q: int) -> None:
