@@ -46,16 +46,20 @@ bound (the smallest bound of any unexplored subtree) and the gap.
 from __future__ import annotations
 
 import math
+import sys
 import time
 
 from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput import ThroughputInstance
 from splitopt.models.throughput import single_node_periods
-from splitopt.solvers.throughput.bounds import Makespan
+from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.throughput.bounds import Makespan, capped_fits
 
 _REL = 1e-12  # a subtree is pruned when its bound reaches the incumbent within this relative tolerance
 
+
+ROOT_SHARE = 0.3  # at most this share of the time left goes to one root relaxation (time_limit only)
 
 RUN_CAP = 6  # caps up to this many split points are searched by runs (bnb._runs)
 
@@ -114,6 +118,7 @@ class _BnB:
         for i in range(L):
             self.prefix_flop[i + 1] = self.prefix_flop[i] + self.c[i]
         self.run_mode = False
+        self.searching = False  # the main search has started (its open bounds are then kept)
         self.suffix_flop = [0.0] * (L + 1)
         for i in range(L - 1, -1, -1):
             self.suffix_flop[i] = self.suffix_flop[i + 1] + self.c[i]
@@ -131,7 +136,7 @@ class _BnB:
             for cl in inst.identical_node_classes():
                 for prev, b in zip(cl, cl[1:]):
                     self.cls_prev[b] = prev
-        self.deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+        self.dl = Deadline(time_limit)  # kept in every phase: root bound, incumbent searches, search
         self.node_limit = node_limit
         # search state
         self.p = [-1] * L
@@ -150,6 +155,7 @@ class _BnB:
         self.pending: list[list[float]] = []  # per depth: bounds of children not yet explored
         self.stopped = None
         self.mk = Makespan(self.c, self.eta, self.pins)
+        self.mk.deadline = self.dl
         self.lb_root = 0.0
         self.pack_budget = pack_budget
         self.root_budget = root_budget
@@ -254,6 +260,15 @@ class _BnB:
                 return lev + (R - have) / rate
             have += room
         return math.inf  # pragma: no cover
+
+    def _cap_fits(self, depth: int, last: int, k: int) -> bool:
+        """Whether the layers from ``depth`` on can still fit below the incumbent on some ``k`` of
+        the nodes that may take them (:func:`~splitopt.solvers.throughput.bounds.capped_fits`)."""
+        if self.contiguous:
+            nodes = [a for a in range(self.N) if a == last or not self.used[a]]
+        else:
+            nodes = None
+        return capped_fits(self.W, self.eta, self.suffix_flop[depth], k, self.best * (1 - _REL), nodes)
 
     def _padded(self, depth: int, q: int, cmax: float, lmax: float) -> float:
         """Period of the prefix padded with node ``q`` (every remaining layer on q), or inf when that
@@ -380,7 +395,8 @@ class _BnB:
             limit = node_limit if self.node_limit is None else min(node_limit, self.node_limit)
             sub = _BnB(self.inst.with_(max_splits=cap), None, limit, any(c is not None for c in self.cls_prev),
                        self.pack_budget)
-            sub.deadline = self.deadline
+            sub.dl = self.dl
+            sub.mk.deadline = self.dl
             sub.best, sub.best_p = self.best, self.best_p
             try:
                 sub._search()
@@ -418,10 +434,28 @@ class _BnB:
                 return None
         return root, pin
 
+    def _root_nodes(self) -> list[int] | None:
+        """The nodes of the capped compute relaxation: with at most ``S`` split points a placement
+        uses at most ``S + 1`` nodes, among them every pinned one; the makespan over any such set
+        is at least the makespan over the pinned nodes plus the fastest others (pair the free nodes
+        of any set with these by speed: each is at least as fast). ``None`` when the cap leaves
+        every node usable (or the pins alone exceed it: the search then finds nothing)."""
+        k = self.cap + 1
+        if k >= self.N:
+            return None
+        pinned = sorted(set(self.pins.values()))
+        if len(pinned) > k:
+            return None
+        free = sorted((a for a in range(self.N) if a not in pinned), key=lambda a: -self.eta[a])
+        return sorted(pinned + free[:k - len(pinned)])
+
     def _root_bound(self) -> None:
         """Root lower bound: fluid, largest layer and the compute relaxation (bounds.Makespan) of the
         components of :meth:`_components` at the incumbent; a solution below the incumbent keeps each
-        component on one node, so ``min(incumbent, relaxation)`` bounds the optimum."""
+        component on one node, so ``min(incumbent, relaxation)`` bounds the optimum. Under a split
+        cap ``S < N - 1`` the relaxation runs on the ``S + 1`` nodes of :meth:`_root_nodes` (issue
+        21: ``sum(FLOP) / sum(all rates)`` ignored the cap; on ResNet-152 with 8 nodes and ``S = 3``
+        it left a 48.6 % gap)."""
         base = max(self._waterfill(0, -1), self.suffix_layer[0])
         comps = self._components(self.best) if math.isfinite(self.best) else self._components(math.inf)
         if comps is None:
@@ -431,12 +465,19 @@ class _BnB:
             flop: dict[int, float] = {}
             for i in range(self.L):
                 flop[root[i]] = flop.get(root[i], 0.0) + self.c[i]
-            jobs = [(r, f, pin.get(r)) for r, f in sorted(flop.items())]
-            mk = Makespan(self.c, self.eta, jobs=jobs)
+            sub = self._root_nodes()
+            idx = list(range(self.N)) if sub is None else sub
+            pos = {a: j for j, a in enumerate(idx)}
+            jobs = [(r, f, None if pin.get(r) is None else pos[pin[r]]) for r, f in sorted(flop.items())]
+            mk = Makespan(self.c, [self.eta[a] for a in idx], jobs=jobs)
+            # a share of the time left, so that a hard relaxation leaves time for the incumbents
+            mk.deadline = self.dl if self.dl.end is None else Deadline(ROOT_SHARE * self.dl.remaining())
             budget = self.root_budget if self.cap > RUN_CAP else min(self.root_budget, 2000)
             val, exact = mk.value(0, None, budget) if budget else (0.0, False)
             lb = min(self.best, val)
-            self.comp, self.comp_pin, self.comp_flop, self.root_solution = root, pin, flop, mk.solution
+            sol = None if mk.solution is None else [
+                (size, [cnt[pos[a]] if a in pos else 0 for a in range(self.N)]) for size, cnt in mk.solution]
+            self.comp, self.comp_pin, self.comp_flop, self.root_solution = root, pin, flop, sol
         self.lb_root = max(self.lb_root, base, lb)
         self.root_info = {"makespan_bound": val, "makespan_exact": exact, "root_bound": self.lb_root,
                           "components": len(set(self.comp)) if self.comp else None}
@@ -463,7 +504,7 @@ class _BnB:
 
         def rec(depth, last, splits, cmax, lmax):
             count[0] += 1
-            if count[0] > budget:
+            if count[0] > budget or (not count[0] & 255 and self.dl.over()):
                 raise _Stop
             if depth == self.L:
                 self._offer(max(cmax, lmax), depth, last)
@@ -544,16 +585,17 @@ class _BnB:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes & 255 == 0 or self.node_limit is not None:
+        if self.nodes & 15 == 0 or self.node_limit is not None:
             if self.node_limit is not None and self.nodes >= self.node_limit:
                 self.stopped = "node_limit"
                 raise _Stop
-            if self.deadline is not None and time.perf_counter() > self.deadline:
+            if self.dl.over():
                 self.stopped = "time_limit"
                 raise _Stop
 
     def _search(self) -> None:
         """The main search: by runs when the split cap is small, else layer by layer."""
+        self.searching = True
         if self.cap <= RUN_CAP:
             self.run_mode = True
             self._runs(0, -1, 0, 0.0, 0.0)
@@ -656,7 +698,7 @@ class _BnB:
                         self._tick()
                         continue
                     lb = max(cm, lm, self.suffix_layer[e + 1], self._waterfill(e + 1, b))
-                    if lb < self.best * (1 - _REL):
+                    if lb < self.best * (1 - _REL) and (left >= self.N or self._cap_fits(e + 1, b, left)):
                         self._runs(e + 1, b, splits + 1, cm, lm)
             finally:
                 for e, undo in reversed(placed):
@@ -677,6 +719,9 @@ class _BnB:
             cm = max(cmax, self.W[b] / self.eta[b])
             lm = max(lmax, touched)
             lb = max(cm, lm, self.suffix_layer[depth + 1], self._waterfill(depth + 1, b))
+            k = self.cap - splits - (last >= 0 and b != last) + 1  # nodes the rest can still use
+            if lb < self.best * (1 - _REL) and k < self.N and not self._cap_fits(depth + 1, b, k):
+                lb = self.best
             if lb < self.best * (1 - _REL) and math.isfinite(lm) and self.pack_budget:
                 self.pack_calls += 1
                 if not self.mk.packable(depth + 1, self.W, self.best * (1 - _REL), self.pack_budget):
@@ -714,7 +759,24 @@ class _BnB:
     def _reached_root_bound(self) -> bool:
         return self.best_p is not None and self.best <= self.lb_root * (1 + _REL)
 
+    def _check_time(self) -> None:
+        """Between phases: stop (status ``time_limit``) once the deadline has passed."""
+        if self.dl.over():
+            self.stopped = "time_limit"
+            raise _Stop
+
     def run(self) -> AlgoResult:
+        """The phases in order (first incumbents, root bound, quota incumbents, capped incumbents,
+        search), each watching the one deadline; Python's recursion limit is raised to cover the
+        layer-deep searches (a 500-layer graph) and restored afterwards."""
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 4 * self.L + 2000))
+        try:
+            return self._run()
+        finally:
+            sys.setrecursionlimit(old)
+
+    def _run(self) -> AlgoResult:
         if self.L == 0:  # pragma: no cover - instances have layers
             return AlgoResult([], bound=0.0)
         t0 = time.perf_counter()
@@ -726,34 +788,42 @@ class _BnB:
                 break
         try:
             self._greedy_incumbents()
+            self._check_time()
             for _round in range(3):  # a better incumbent merges more layers: a stronger root bound
                 before = self.best
                 self._root_bound()
                 if self._reached_root_bound():
                     raise _Done
+                self._check_time()
                 for big in (0.0, 0.05) if self.cap > RUN_CAP else ():  # exact counts, then large ones only
                     self._quota_incumbents(big=big)
                     if self._reached_root_bound():
                         raise _Done
+                    self._check_time()
                 if not self.best < before:
                     break
             for phase in (self._capped_incumbents, self._search):
                 if self._reached_root_bound():
                     raise _Done
+                self._check_time()
                 phase()
         except (_Stop, _Done):
             pass
         if self.best_p is None:
+            if self.stopped == "time_limit":
+                raise self.dl.no_answer()
             if self.stopped:
                 raise InstanceError("instance", f"no feasible placement found before the {self.stopped}")
             raise InstanceError("instance", "no feasible placement (pins, memory, cap and contiguity conflict)")
         if self.stopped:
-            if self.run_mode:  # the run search keeps no open bounds: the root bound is what is proved
-                bound = min(self.best, self.lb_root)
+            if self.run_mode or not self.searching:  # no open bounds kept (run search) or none yet
+                bound = min(self.best, self.lb_root)  # (stopped before the search): the root bound
             else:
                 open_bounds = [b for level in self.pending for b in level]
                 bound = max(self.lb_root, min([self.best] + open_bounds))
             status = self.stopped if self.stopped == "time_limit" else "feasible"
+            if bound >= self.best * (1 - _REL):  # the bound met the incumbent before the stop
+                bound, status = self.best, "optimal"
         else:
             bound, status = self.best, "optimal"
         gap = (self.best - bound) / self.best if self.best > 0 else 0.0

@@ -48,6 +48,19 @@ def waterfill(W, eta, R: float, nodes=None) -> float:
     return math.inf  # pragma: no cover - room is infinite at the last level
 
 
+def capped_fits(W, eta, R: float, k: int, thr: float, nodes=None) -> bool:
+    """False only when ``R`` more FLOP cannot be spread over any ``k`` of ``nodes`` (default all)
+    keeping each below ``thr``: the ``k`` largest rooms ``max(0, eta_a thr - W_a)`` hold less than
+    ``R``. A split cap ``S`` lets the rest of the layer order use at most ``S - splits + 1`` runs,
+    hence that many nodes: this is water-filling with the cap (issue 21), exact as a test at
+    ``thr`` and O(N log N)."""
+    if R <= 0:
+        return True
+    idx = range(len(W)) if nodes is None else nodes
+    rooms = sorted((max(0.0, eta[a] * thr - W[a]) for a in idx), reverse=True)
+    return math.fsum(rooms[:max(k, 0)]) >= R * (1 - 1e-12)
+
+
 class _Budget(Exception):
     pass
 
@@ -298,7 +311,7 @@ class Makespan:
             state["nodes"] += 1
             if state["nodes"] > budget:
                 raise _Budget
-            if deadline is not None and not state["nodes"] & 255 and deadline.over():
+            if deadline is not None and not state["nodes"] & 15 and deadline.over():
                 raise _Budget
 
         def at_group(g):
@@ -329,4 +342,4 @@ class Makespan:
         return state["best"]
 
 
-__all__ = ["waterfill", "Makespan"]
+__all__ = ["waterfill", "capped_fits", "Makespan"]
