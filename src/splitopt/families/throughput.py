@@ -108,9 +108,9 @@ ALGORITHMS = {a.name: a for a in (
               "depth-first with padded-leaf incumbents, symmetry breaking", options=_BNB),
     Algorithm("bnb_paper", T + "bnb_paper:solve", "paper",
               "seed 004 Alg. 1 as printed, made runnable: breadth-first, padded-leaf transfer bound (invalid with "
-              "skip connections)"),
+              "skip connections)", options=(TIME_LIMIT,)),
     Algorithm("capped_paper", T + "bnb_paper:capped", "baseline",
-              "the authors' setting: the paper's B&B with the cap S = 3"),
+              "the authors' setting: the paper's B&B with the cap S = 3", options=(TIME_LIMIT,)),
     Algorithm("rlt", T + "milp:solve_rlt", "formulation", "RLT-1 MILP (digest §6.4) through HiGHS",
               options=SOLVER_OPTIONS + (MIP_GAP,)),
     Algorithm("mccormick", T + "milp:solve_mccormick", "formulation", "McCormick MILP (digest §6.3) through HiGHS",
