@@ -21,7 +21,7 @@ from splitopt.instances import io
 from splitopt.instances.throughput import generate
 from splitopt.models.throughput import evaluate
 from splitopt.solvers.deadline import Deadline
-from splitopt.solvers.throughput import bnb, bnb_paper, bruteforce, milp
+from splitopt.solvers.throughput import bnb, bruteforce, milp
 
 DATA = Path(__file__).parent / "data"
 SRC = str(Path(__file__).resolve().parents[3] / "src")

@@ -331,8 +331,10 @@ class _BnB:
         for p, cons, s in self.tens:
             for d in range(p, max(cons)):
                 cut[d] += s
-        orders = {tuple(sorted(range(self.N), key=lambda a: -self.eta[a])),
-                  tuple(sorted(range(self.N), key=lambda a: self.eta[a]))}
+        # under a cap S only S + 1 runs: the S + 1 fastest nodes (all N orders broke any cap < N - 1)
+        k = min(self.N, self.cap + 1)
+        fast = sorted(range(self.N), key=lambda a: -self.eta[a])[:k]
+        orders = {tuple(fast), tuple(reversed(fast))}
         fastest_link = min((self.theta[a][b] for a in range(self.N) for b in range(self.N) if a != b),
                            default=math.inf)
 
