@@ -127,13 +127,17 @@ ALGORITHMS = {a.name: a for a in (
 
 # issue 11: the device communication model's algorithms; every algorithm checks the comm_model
 ALGORITHMS = _device.merge(ALGORITHMS)
+# issue 21 §2: the default, a written rule over the methods above (device instances: device_milp)
+ALGORITHMS["auto"] = Algorithm("auto", T + "auto:solve", "exact",
+                               "the family's rule (solvers/throughput/auto.py): bnb, then the RLT MILP from bnb's "
+                               "incumbent on small instances when the limit stops bnb unproven", options=(TIME_LIMIT,))
 
 FAMILY = Family(
     name="throughput",
     instance_type=ThroughputInstance,
     evaluate=evaluate,
     algorithms=ALGORITHMS,
-    default_algorithm="bnb",
+    default_algorithm="auto",
     reference_algorithm="rlt",
     relaxations=("lp_rlt", "lp_mccormick"),
     reference_for=_device.reference_for,  # device instances: device_milp / device_lp (issue 11)

@@ -59,6 +59,8 @@ from splitopt.solvers.throughput.bounds import Makespan, capped_fits
 _REL = 1e-12  # a subtree is pruned when its bound reaches the incumbent within this relative tolerance
 
 
+ORDER_SHARE = 0.1  # share of the time left for the local search over greedy node orders
+ORDER_TRIES = 400  # and at most this many orders scored
 ROOT_SHARE = 0.3  # at most this share of the time left goes to one root relaxation (time_limit only)
 
 RUN_CAP = 6  # caps up to this many split points are searched by runs (bnb._runs)
@@ -366,7 +368,9 @@ class _BnB:
         if not self.contiguous:  # the same node order visited again (threads), within the cap
             orders = {o * r for o in orders for r in (1, 2, 3) if len(o) * r - 1 <= self.cap}
         lo = max(self.suffix_flop[0] / sum(self.eta), self.suffix_layer[0])
-        for order in orders:
+
+        def try_order(order) -> float:
+            """Score the least-period runs of ``order`` (bisection on T), keep it if it improves."""
             a_lo, a_hi = lo, self.best if math.isfinite(self.best) else self.suffix_flop[0] / min(self.eta)
             found = None
             for _ in range(50):
@@ -379,14 +383,49 @@ class _BnB:
                 if a_hi - a_lo <= 1e-9 * a_hi:
                     break
             if found is None:
-                continue
+                return math.inf
             try:
                 v = evaluate(self.inst, found)[0]
             except InfeasibleSolution:
-                continue
+                return math.inf
             if v < self.best:
                 self.best, self.best_p = v, found
                 self.incumbents += 1
+            return v
+
+        scored = sorted((try_order(o), o) for o in orders)
+        start = next((list(o) for v, o in scored if math.isfinite(v) and len(o) == len(fast)), fast)
+        if len(fast) > 2:
+            self._improve_order(start, try_order)
+
+    def _improve_order(self, order: list[int], try_order, max_tries: int = ORDER_TRIES) -> None:
+        """Local search over the node order of the greedy runs: swap two positions or replace a node
+        by an unused one while that lowers the evaluated period (first improvement), within
+        ``max_tries`` scorings and :data:`ORDER_SHARE` of the time left. Heuristic: its value only
+        ever becomes an incumbent (issue 21: on ResNet-152 over 10 nodes with the cap 7 the
+        fastest-first order alone stayed 2.6 % above the bound)."""
+        stop = None if self.dl.end is None else Deadline(ORDER_SHARE * self.dl.remaining())
+        best = self.best
+        tries = 0
+        improved = True
+        while improved:
+            improved = False
+            unused = [a for a in range(self.N) if a not in order]
+            moves = [("swap", i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
+            moves += [("put", i, a) for i in range(len(order)) for a in unused]
+            for kind, i, j in moves:
+                if tries >= max_tries or (stop is not None and stop.over()) or self.dl.over():
+                    return
+                cand = list(order)
+                if kind == "swap":
+                    cand[i], cand[j] = cand[j], cand[i]
+                else:
+                    cand[i] = j
+                tries += 1
+                v = try_order(tuple(cand))
+                if v < best * (1 - 1e-12):
+                    best, order, improved = v, cand, True
+                    break
 
     def _capped_incumbents(self, caps=(1, 2), node_limit: int = 200_000) -> None:
         """Exact searches of the same instance restricted to 1 and 2 split points (small trees) give

@@ -16,11 +16,13 @@ relative level the evaluator comparison allows.
 
 from __future__ import annotations
 
+import time
+
 from splitopt.errors import InfeasibleSolution, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput import ThroughputInstance
 from splitopt.models.throughput import assignment_from_model, build_model, evaluate, single_node_periods
-from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.deadline import MIN_REMAINING, Deadline
 
 #: HiGHS options of the throughput MILPs (see the module docstring)
 HIGHS_OPTIONS = {"mip_feasibility_tolerance": 1e-9}
@@ -31,23 +33,31 @@ def _options(solver: str) -> dict | None:
 
 
 def _build(instance, formulation, deadline: Deadline, **kw):
+    """The model, and the time the solver may take: what is left after the build, less the build
+    time again (the front door converts the model before the solver's own clock starts)."""
+    t0 = time.perf_counter()
     model = build_model(instance, formulation, **kw)
     if deadline.over():
         raise deadline.no_answer(f" (building the {formulation} model took the whole limit)")
-    return model
+    left = deadline.remaining()
+    return model, None if left is None else max(left - (time.perf_counter() - t0), MIN_REMAINING)
 
 
 
 
 def solve(instance: ThroughputInstance, formulation: str = "rlt", solver: str | None = None,
-          time_limit: float | None = None, mip_gap: float | None = None, symmetry: bool = True) -> AlgoResult:
-    """Solve a formulation to optimality (``solver`` default: SCIP for the MINLP, HiGHS otherwise)."""
+          time_limit: float | None = None, mip_gap: float | None = None, symmetry: bool = True,
+          incumbent: float | None = None) -> AlgoResult:
+    """Solve a formulation to optimality (``solver`` default: SCIP for the MINLP, HiGHS otherwise).
+    ``incumbent`` (a period in seconds, from another method) adds the fixings of digest §6.5: the
+    model then holds every placement below it (and maybe others), so "infeasible" proves that
+    nothing beats the incumbent (raised as :class:`SolverFailed` with status ``infeasible``)."""
     from splitopt.solvers import exact
 
     deadline = Deadline(time_limit)
     solver = solver or ("scip" if formulation == "minlp" else "highs")
-    model = _build(instance, formulation, deadline, symmetry=symmetry)
-    res = exact.solve(model, solver, time_limit=deadline.remaining(), mip_gap=mip_gap, options=_options(solver))
+    model, limit = _build(instance, formulation, deadline, symmetry=symmetry, incumbent=incumbent)
+    res = exact.solve(model, solver, time_limit=limit, mip_gap=mip_gap, options=_options(solver))
     unit = model._unit
     bound = None if res.bound is None else res.bound * unit
     info = {"formulation": formulation, "solver": solver, "termination": res.termination,
@@ -76,8 +86,8 @@ def relaxation(instance: ThroughputInstance, formulation: str = "rlt", solver: s
     from splitopt.solvers import exact
 
     deadline = Deadline(time_limit)
-    model = _build(instance, formulation, deadline, symmetry=True)
-    res = exact.solve(model, solver, time_limit=deadline.remaining(), relax=True)
+    model, limit = _build(instance, formulation, deadline, symmetry=True)
+    res = exact.solve(model, solver, time_limit=limit, relax=True)
     if not res.has_solution:
         raise SolverFailed(f"solver: {solver} returned no solution of the {formulation} LP (status {res.status})",
                            status=res.status)
