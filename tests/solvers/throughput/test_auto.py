@@ -86,7 +86,7 @@ def test_solve_without_algorithm_on_every_data_file():
 
 
 def test_device_instance_goes_to_device_milp():
-    inst = generate_device(0)
+    inst = generate_device(0, n_nodes=5)
     sol = solve(inst, time_limit=30.0)
     ref = solve(inst, "device_milp", time_limit=30.0)
     assert sol.info["rule"] == "device_milp"
