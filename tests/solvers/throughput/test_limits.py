@@ -25,6 +25,9 @@ from splitopt.solvers.throughput import bnb, bruteforce, milp
 
 DATA = Path(__file__).parent / "data"
 SRC = str(Path(__file__).resolve().parents[3] / "src")
+#: slack over a time limit in these tests: the contract is limit + max(1 s, 10 %) (benchmarks measure
+#: it); the tests catch runs that ignore the limit (94 s for 20 s, hangs) on a machine shared by many
+SLACK = 5.0
 
 
 def load(name):
@@ -117,7 +120,7 @@ def test_sixteen_nodes_no_recursion_error_and_limit_kept():
     inst = load("throughput_16_nodes_recursion")
     t0 = time.perf_counter()
     sol = solve(inst, "bnb", time_limit=2.0)
-    assert time.perf_counter() - t0 < 2.0 + 1.5
+    assert time.perf_counter() - t0 < 2.0 + SLACK
     assert sol.status in ("time_limit", "optimal")
     assert sol.bound <= sol.objective * (1 + 1e-9)
     assert sol.objective <= min(solve(inst, "single_node").objective, math.inf)
@@ -128,7 +131,7 @@ def test_eight_nodes_limit_kept():
     inst = load("throughput_8_nodes_limit20")
     t0 = time.perf_counter()
     sol = solve(inst, "bnb", time_limit=2.0)
-    assert time.perf_counter() - t0 < 2.0 + 1.5
+    assert time.perf_counter() - t0 < 2.0 + SLACK
     assert sol.bound <= sol.objective * (1 + 1e-9)
 
 
@@ -148,7 +151,7 @@ def test_bnb_paper_takes_a_time_limit():
     inst = generate(1, n_layers=40, n_nodes=4, kind="chain", max_splits=None)
     t0 = time.perf_counter()
     sol = solve(inst, "bnb_paper", time_limit=0.3)
-    assert time.perf_counter() - t0 < 0.3 + 1.0
+    assert time.perf_counter() - t0 < 0.3 + SLACK
     assert sol.status == "time_limit" and sol.bound is None
     assert sol.objective == evaluate(inst, sol.assignment)[0]
 
@@ -208,7 +211,7 @@ def test_milp_time_limit_returns_an_incumbent():
     inst = load("throughput_8_nodes_limit20")
     t0 = time.perf_counter()
     sol = solve(inst, "rlt", time_limit=2.0)
-    assert time.perf_counter() - t0 < 2.0 + 2.0
+    assert time.perf_counter() - t0 < 2.0 + SLACK
     assert sol.status in ("time_limit", "optimal")
     assert sol.bound is None or sol.bound <= sol.objective * (1 + 1e-9)
     assert milp.HIGHS_OPTIONS["mip_feasibility_tolerance"] <= 1e-9

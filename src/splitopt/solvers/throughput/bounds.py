@@ -172,7 +172,12 @@ class Makespan:
 
         a = 0
         nxt[0] = kmax(0) if N > 1 else 0
+        deadline = self.deadline
+        steps = 0
         while a >= 0:
+            steps += 1
+            if deadline is not None and not steps & 63 and deadline.over():  # pruned steps yield nothing:
+                raise _Budget                                                  # the clock is read here too
             if a == N - 1:
                 k = left[a]
                 ok = not (k and (W[a] + k * s) / eta[a] >= state["thr"])
