@@ -55,6 +55,7 @@ from splitopt.instances.throughput import ThroughputInstance
 from splitopt.models.throughput import single_node_periods
 from splitopt.solvers.deadline import Deadline
 from splitopt.solvers.throughput.bounds import Makespan, capped_fits
+from splitopt.solvers.throughput.runs import best_runs
 
 _REL = 1e-12  # a subtree is pruned when its bound reaches the incumbent within this relative tolerance
 
@@ -397,6 +398,18 @@ class _BnB:
         start = next((list(o) for v, o in scored if math.isfinite(v) and len(o) == len(fast)), fast)
         if len(fast) > 2:
             self._improve_order(start, try_order)
+            # the best runs on distinct nodes over node subsets (runs.best_runs), scored by the evaluator
+            stop = None if self.dl.end is None else Deadline(ORDER_SHARE * self.dl.remaining())
+            found = best_runs(self.c, self.eta, k, lambda j, T: cut[j] * fastest_link <= T, deadline=stop,
+                              hi=self.best)
+            if found is not None:
+                try:
+                    v = evaluate(self.inst, found)[0]
+                except InfeasibleSolution:
+                    v = math.inf
+                if v < self.best:
+                    self.best, self.best_p = v, found
+                    self.incumbents += 1
 
     def _improve_order(self, order: list[int], try_order, max_tries: int = ORDER_TRIES) -> None:
         """Local search over the node order of the greedy runs: swap two positions or replace a node
