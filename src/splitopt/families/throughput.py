@@ -153,4 +153,5 @@ FAMILY = Family(
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
     claims="splitopt.solvers.throughput.claims:claims",
+    sweep="splitopt.solvers.throughput.sweep:sweep",  # issue 24 item 5
 )
