@@ -215,3 +215,19 @@ def test_milp_time_limit_returns_an_incumbent():
     assert sol.status in ("time_limit", "optimal")
     assert sol.bound is None or sol.bound <= sol.objective * (1 + 1e-9)
     assert milp.HIGHS_OPTIONS["mip_feasibility_tolerance"] <= 1e-9
+
+
+@pytest.mark.parametrize("algo", ["rlt", "mccormick", "lp_rlt", "minlp"])
+def test_formulations_keep_the_limit_while_building(algo):
+    """A ResNet-152 model over 10 nodes takes seconds to build; the limit is read inside the build
+    and the answer is the best single node (evaluated), status time_limit, no bound."""
+    from splitopt.instances.throughput import ThroughputInstance
+    from splitopt.instances.zoo import get
+
+    n = 10
+    inst = ThroughputInstance.from_graph(get("resnet152"), [1e9 * (a + 1) for a in range(n)], 125e6, max_splits=5)
+    t0 = time.perf_counter()
+    sol = solve(inst, algo, time_limit=0.3)
+    assert time.perf_counter() - t0 < 0.3 + SLACK
+    assert sol.status == "time_limit" and sol.bound is None
+    assert sol.objective == min(evaluate(inst, [nm] * inst.n_layers)[0] for nm in inst.nodes)

@@ -21,7 +21,13 @@ import time
 from splitopt.errors import InfeasibleSolution, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput import ThroughputInstance
-from splitopt.models.throughput import assignment_from_model, build_model, evaluate, single_node_periods
+from splitopt.models.throughput import (
+    BuildStopped,
+    assignment_from_model,
+    build_model,
+    evaluate,
+    single_node_periods,
+)
 from splitopt.solvers.deadline import MIN_REMAINING, Deadline
 
 #: HiGHS options of the throughput MILPs (see the module docstring)
@@ -34,15 +40,29 @@ def _options(solver: str) -> dict | None:
 
 def _build(instance, formulation, deadline: Deadline, **kw):
     """The model, and the time the solver may take: what is left after the build, less the build
-    time again (the front door converts the model before the solver's own clock starts)."""
+    time again (the front door converts the model before the solver's own clock starts). Raises
+    :class:`BuildStopped` when the limit passes during the build."""
     t0 = time.perf_counter()
-    model = build_model(instance, formulation, **kw)
+    model = build_model(instance, formulation, deadline=deadline if deadline.end is not None else None, **kw)
     if deadline.over():
-        raise deadline.no_answer(f" (building the {formulation} model took the whole limit)")
+        raise BuildStopped(formulation)
     left = deadline.remaining()
     return model, None if left is None else max(left - (time.perf_counter() - t0), MIN_REMAINING)
 
 
+
+
+def _no_model(instance: ThroughputInstance, formulation: str, deadline: Deadline) -> AlgoResult:
+    from splitopt.errors import InstanceError
+    from splitopt.solvers.throughput.baselines import best_single_node
+
+    try:
+        incumbent = best_single_node(instance)
+    except InstanceError:  # no single node holds every layer: nothing to return
+        raise deadline.no_answer(f" (the limit passed while building the {formulation} model)") from None
+    return AlgoResult(incumbent, status="time_limit", bound=None,
+                      info={"formulation": formulation, "stopped": "model build",
+                            "incumbent": "best single node (the limit passed while building the model)"})
 
 
 def solve(instance: ThroughputInstance, formulation: str = "rlt", solver: str | None = None,
@@ -56,7 +76,10 @@ def solve(instance: ThroughputInstance, formulation: str = "rlt", solver: str | 
 
     deadline = Deadline(time_limit)
     solver = solver or ("scip" if formulation == "minlp" else "highs")
-    model, limit = _build(instance, formulation, deadline, symmetry=symmetry, incumbent=incumbent)
+    try:
+        model, limit = _build(instance, formulation, deadline, symmetry=symmetry, incumbent=incumbent)
+    except BuildStopped:  # the limit passed while building: the best single node, no bound
+        return _no_model(instance, formulation, deadline)
     res = exact.solve(model, solver, time_limit=limit, mip_gap=mip_gap, options=_options(solver))
     unit = model._unit
     bound = None if res.bound is None else res.bound * unit
@@ -86,7 +109,10 @@ def relaxation(instance: ThroughputInstance, formulation: str = "rlt", solver: s
     from splitopt.solvers import exact
 
     deadline = Deadline(time_limit)
-    model, limit = _build(instance, formulation, deadline, symmetry=True)
+    try:
+        model, limit = _build(instance, formulation, deadline, symmetry=True)
+    except BuildStopped:
+        return _no_model(instance, formulation, deadline)
     res = exact.solve(model, solver, time_limit=limit, relax=True)
     if not res.has_solution:
         raise SolverFailed(f"solver: {solver} returned no solution of the {formulation} LP (status {res.status})",
