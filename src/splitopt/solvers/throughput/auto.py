@@ -54,9 +54,13 @@ def solve(instance: ThroughputInstance, time_limit: float | None = None) -> Algo
     deadline = Deadline(time_limit)
     steps = rule(instance)
     if steps == ["device_milp"]:
+        from splitopt.errors import InstanceError
         from splitopt.families import get_family
 
-        out = get_family("throughput").algorithm("device_milp").func(instance, time_limit=time_limit)
+        fam = get_family("throughput")
+        if "device_milp" not in fam.algorithms:  # the device model has moved to its own family
+            raise InstanceError("comm_model", "instances with comm_model 'device' belong to the placement family")
+        out = fam.algorithm("device_milp").func(instance, time_limit=time_limit)
         info = dict(out.info) if isinstance(out, AlgoResult) else {}
         if isinstance(out, AlgoResult):
             return AlgoResult(out.assignment, out.status, out.bound, {**info, "rule": "device_milp"})
