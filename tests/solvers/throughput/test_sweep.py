@@ -28,7 +28,7 @@ def re_pct(res):
                                          ("rate_bytes_per_s", 1e4, 1e8)])
 def test_sweep_pieces_optimal_and_resolution_holds(param, lo, hi):
     inst = generate(2, n_layers=7, n_nodes=3, max_splits=None)
-    res = sweep(inst, param, lo, hi, samples=12)
+    res = sweep(inst, param, lo, hi, samples=8)
     set_value, _label = _setter(inst, param)
     assert not res.exact and res.family == "throughput"
     samples = []
