@@ -34,6 +34,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py sweep benchmarks/sweep.py
 	$(BIN)/python benchmarks/record.py placement benchmarks/placement.py
 	$(BIN)/python benchmarks/record.py throughput benchmarks/throughput.py --quick --milp-limit 30
+	$(BIN)/python benchmarks/record.py throughput_scale benchmarks/throughput_scale.py
 	$(BIN)/python benchmarks/record.py pipeline benchmarks/pipeline.py
 	$(BIN)/python benchmarks/record.py pipeline_time_limits benchmarks/pipeline_time_limits.py
 	$(BIN)/python benchmarks/record.py wide_range benchmarks/wide_range.py

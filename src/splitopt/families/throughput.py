@@ -103,9 +103,9 @@ ALGORITHMS = {a.name: a for a in (
               "depth-first with padded-leaf incumbents, symmetry breaking", options=_BNB),
     Algorithm("bnb_paper", T + "bnb_paper:solve", "paper",
               "seed 004 Alg. 1 as printed, made runnable: breadth-first, padded-leaf transfer bound (invalid with "
-              "skip connections)"),
+              "skip connections)", options=(TIME_LIMIT,)),
     Algorithm("capped_paper", T + "bnb_paper:capped", "baseline",
-              "the authors' setting: the paper's B&B with the cap S = 3"),
+              "the authors' setting: the paper's B&B with the cap S = 3", options=(TIME_LIMIT,)),
     Algorithm("rlt", T + "milp:solve_rlt", "formulation", "RLT-1 MILP (digest §6.4) through HiGHS",
               options=SOLVER_OPTIONS + (MIP_GAP,)),
     Algorithm("mccormick", T + "milp:solve_mccormick", "formulation", "McCormick MILP (digest §6.3) through HiGHS",
@@ -120,12 +120,17 @@ ALGORITHMS = {a.name: a for a in (
     Algorithm("bruteforce", T + "bruteforce:bruteforce", "exact", "enumeration of N^L placements (tiny instances)"),
 )}
 
+# issue 21 §2: the default, a written rule over the methods above (device instances: device_milp)
+ALGORITHMS["auto"] = Algorithm("auto", T + "auto:solve", "exact",
+                               "the family's rule (solvers/throughput/auto.py): bnb, then the RLT MILP from bnb's "
+                               "incumbent on small instances when the limit stops bnb unproven", options=(TIME_LIMIT,))
+
 FAMILY = Family(
     name="throughput",
     instance_type=ThroughputInstance,
     evaluate=evaluate,
     algorithms=ALGORITHMS,
-    default_algorithm="bnb",
+    default_algorithm="auto",
     reference_algorithm="rlt",
     relaxations=("lp_rlt", "lp_mccormick"),
     describe=describe,
@@ -140,4 +145,5 @@ FAMILY = Family(
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
     claims="splitopt.solvers.throughput.claims:claims",
+    sweep="splitopt.solvers.throughput.sweep:sweep",  # issue 24 item 5
 )

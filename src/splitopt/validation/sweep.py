@@ -289,7 +289,7 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
             ax1.plot(xs, ys, color=f"C{i % 10}", lw=2)
         else:  # sampled: the evaluator's cost at the first and last sample of each run
             ax1.plot([pc.lo, pc.hi], [pc.cost_lo, pc.cost_hi], "o-", color=f"C{i % 10}", lw=1)
-        size = _size_of(pc.solution)
+        size = _size_of(pc.solution, result.family)
         ax2.hlines(size, pc.lo, pc.hi, color=f"C{i % 10}", lw=3)
     for b in result.breakpoints:
         ax1.axvline(b, color="0.8", lw=0.6, zorder=0)
@@ -297,18 +297,22 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
     if result.lo > 0 and result.hi / max(result.lo, 1e-300) > 50:
         ax1.set_xscale("log")
         ax1.set_yscale("log")
-    ax1.set_ylabel("optimal cost")
-    ax1.set_title(f"{result.instance}: {result.param} sweep, {len(result.pieces)} pieces"
-                  + ("" if result.exact else " (sampled)"))
+    # a family may name the cost and the parameter with their units (cost_label, param_label attributes)
+    ax1.set_ylabel(getattr(result, "cost_label", None) or "optimal cost")
+    ax1.set_title(f"{result.instance}: {result.param} sweep, {len(result.pieces)} pieces" if result.exact else
+                  f"{result.instance}: {result.param} sweep, {len(result.pieces)} optimal solution(s) over "
+                  f"{result.solves} samples (sampled)")
     ax2.set_ylabel(_size_label(result))
-    ax2.set_xlabel(result.param)
+    ax2.set_xlabel(getattr(result, "param_label", None) or result.param)
     from splitopt.instances.io import write_text_atomic
     from splitopt.validation.report import _png
 
     write_text_atomic(path, _png(fig))  # closes the figure; written with the user's umask
 
 
-def _size_of(solution) -> float:
+def _size_of(solution, family: str = "") -> float:
+    if family == "throughput" and isinstance(solution, (list, tuple)):
+        return len(set(solution))   # throughput: nodes used
     if isinstance(solution, (list, tuple)) and solution and all(isinstance(s, str) for s in solution):
         return len(solution)        # split: layers on the device
     if isinstance(solution, (list, tuple)):
@@ -317,7 +321,8 @@ def _size_of(solution) -> float:
 
 
 def _size_label(result: SweepResult) -> str:
-    return {"split": "layers on the device", "grouping": "groups"}.get(result.family, "solution size")
+    return {"split": "layers on the device", "grouping": "groups", "throughput": "nodes used"}.get(
+        result.family, "solution size")
 
 
 __all__ = ["Piece", "SweepResult", "envelope", "integer_envelope", "log_samples", "sweep", "plot", "REL_TOL",

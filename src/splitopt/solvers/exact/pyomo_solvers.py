@@ -245,5 +245,17 @@ class ScipBackend(PyomoBackend):
     def available(self) -> bool:
         return base.has_module(self.package)
 
+    def solve_model(self, model, *, time_limit, mip_gap, relax, tee, options) -> dict:
+        """As :meth:`PyomoBackend.solve_model`, with SCIP silent unless ``tee``: Pyomo's ``scip_direct``
+        reads SCIP's log from a pipe in a thread that needs the GIL, while ``optimize()`` writes it
+        holding the GIL; a log larger than the pipe's buffer deadlocks the process, time limit and
+        all (Pyomo #3084, PySCIPOpt #430; a 7-layer MINLP hung on 1 run in 67). With
+        ``display/verblevel = 0`` SCIP writes nothing, so nothing can fill the pipe. ``tee=True``
+        keeps the log (and that risk) for interactive use."""
+        if not tee:
+            options = {"display/verblevel": 0, **dict(options or {})}
+        return super().solve_model(model, time_limit=time_limit, mip_gap=mip_gap, relax=relax, tee=tee,
+                                   options=options)
+
 
 __all__ = ["PyomoBackend", "ScipBackend", "solve_pyomo", "relaxed_clone"]

@@ -40,32 +40,38 @@ Additions for speed (none in the paper; each keeps the search exact):
   of the remaining layers cannot fit below the incumbent (budgeted; "maybe" never prunes).
 
 It reports the nodes explored and, when stopped by ``time_limit`` or ``node_limit``, the proven
-bound (the smallest bound of any unexplored subtree) and the gap.
+bound (the smallest bound of any unexplored subtree; the root bound when the stop came before the
+main search) and the gap.
+
+Issue 21 ("anytime and honest at any size"): one :class:`~splitopt.solvers.deadline.Deadline` is
+read in every phase, the relaxation's searches included (a root relaxation gets at most
+``ROOT_SHARE`` of the time left); under a cap ``S`` the root relaxation runs on the ``S + 1`` usable
+nodes and both searches prune with capped water-filling (``bounds.capped_fits``); the greedy
+incumbents run over the ``S + 1`` fastest nodes, with a local search over their order and the best
+runs on distinct nodes (:mod:`~splitopt.solvers.throughput.runs`); no bytes are ever put on a
+missing link (``s * inf`` added to and removed from the shared medium gave NaN). The phases before
+the main search live in :mod:`~splitopt.solvers.throughput.bnb_phases`.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 
 from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput import ThroughputInstance
 from splitopt.models.throughput import single_node_periods
-from splitopt.solvers.throughput.bounds import Makespan
-
-_REL = 1e-12  # a subtree is pruned when its bound reaches the incumbent within this relative tolerance
-
-
-RUN_CAP = 6  # caps up to this many split points are searched by runs (bnb._runs)
+from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.throughput.bnb_phases import _REL, RUN_CAP, Phases, _Done, _Stop
+from splitopt.solvers.throughput.bounds import Makespan, capped_fits
 
 
-class _Stop(Exception):
-    pass
-
-
-class _Done(Exception):
-    """The incumbent reached the root lower bound: it is optimal."""
+def _busy(nbytes: float, theta: float) -> float:
+    """Seconds to move ``nbytes`` at ``1 / theta`` bytes/s; nothing takes no time even on a missing
+    link (``0 * inf`` would be NaN, and ``max`` silently drops a NaN)."""
+    return nbytes * theta if nbytes > 0 else 0.0
 
 
 def solve(instance: ThroughputInstance, time_limit: float | None = None, node_limit: int | None = None,
@@ -75,7 +81,7 @@ def solve(instance: ThroughputInstance, time_limit: float | None = None, node_li
     return _BnB(instance, time_limit, node_limit, symmetry, pack_budget, root_budget).run()
 
 
-class _BnB:
+class _BnB(Phases):
     def __init__(self, inst: ThroughputInstance, time_limit, node_limit, symmetry: bool, pack_budget: int = 2000,
                  root_budget: int = 200_000):
         self.inst = inst
@@ -108,6 +114,7 @@ class _BnB:
         for i in range(L):
             self.prefix_flop[i + 1] = self.prefix_flop[i] + self.c[i]
         self.run_mode = False
+        self.searching = False  # the main search has started (its open bounds are then kept)
         self.suffix_flop = [0.0] * (L + 1)
         for i in range(L - 1, -1, -1):
             self.suffix_flop[i] = self.suffix_flop[i + 1] + self.c[i]
@@ -125,7 +132,7 @@ class _BnB:
             for cl in inst.identical_node_classes():
                 for prev, b in zip(cl, cl[1:]):
                     self.cls_prev[b] = prev
-        self.deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+        self.dl = Deadline(time_limit)  # kept in every phase: root bound, incumbent searches, search
         self.node_limit = node_limit
         # search state
         self.p = [-1] * L
@@ -144,6 +151,7 @@ class _BnB:
         self.pending: list[list[float]] = []  # per depth: bounds of children not yet explored
         self.stopped = None
         self.mk = Makespan(self.c, self.eta, self.pins)
+        self.mk.deadline = self.dl
         self.lb_root = 0.0
         self.pack_budget = pack_budget
         self.root_budget = root_budget
@@ -154,11 +162,12 @@ class _BnB:
 
     # ------------------------------------------------------------------ link accounting
     def _res_time(self, a: int, b: int) -> float:
-        """Busy time of the resource holding link (a, b) under the link model."""
+        """Busy time of the resource holding link (a, b) under the link model. Bytes are never put
+        on a missing link (``theta = inf``, see :meth:`_place`), so no ``0 * inf`` arises."""
         if self.model == "full-duplex":
-            return self.B[a][b] * self.theta[a][b]
+            return _busy(self.B[a][b], self.theta[a][b])
         if self.model == "half-duplex":
-            return self.B[a][b] * self.theta[a][b] + self.B[b][a] * self.theta[b][a]
+            return _busy(self.B[a][b], self.theta[a][b]) + _busy(self.B[b][a], self.theta[b][a])
         return self.medium
 
     def _add(self, a: int, b: int, s: float) -> None:
@@ -186,8 +195,11 @@ class _BnB:
             if self.once and k:
                 undo.append((t, a, b, 0.0))
                 continue
-            if math.isinf(self.theta[a][b]):
-                touched = math.inf
+            if s <= 0 or math.isinf(self.theta[a][b]):  # nothing to send, or a missing link (the branch
+                if s > 0:                                  # is dead): adding and later removing s * inf
+                    touched = math.inf                     # on the shared medium gave NaN
+                undo.append((t, a, b, 0.0))
+                continue
             self._add(a, b, s)
             undo.append((t, a, b, s))
             touched = max(touched, self._res_time(a, b))
@@ -245,6 +257,15 @@ class _BnB:
             have += room
         return math.inf  # pragma: no cover
 
+    def _cap_fits(self, depth: int, last: int, k: int) -> bool:
+        """Whether the layers from ``depth`` on can still fit below the incumbent on some ``k`` of
+        the nodes that may take them (:func:`~splitopt.solvers.throughput.bounds.capped_fits`)."""
+        if self.contiguous:
+            nodes = [a for a in range(self.N) if a == last or not self.used[a]]
+        else:
+            nodes = None
+        return capped_fits(self.W, self.eta, self.suffix_flop[depth], k, self.best * (1 - _REL), nodes)
+
     def _padded(self, depth: int, q: int, cmax: float, lmax: float) -> float:
         """Period of the prefix padded with node ``q`` (every remaining layer on q), or inf when that
         leaf breaks a constraint."""
@@ -271,17 +292,19 @@ class _BnB:
         link = lmax
         if extra:
             if self.model == "shared":
-                link = max(link, self.medium + sum(s * self.theta[a][b] for (a, b), s in extra.items()))
+                link = max(link, self.medium + sum(_busy(s, self.theta[a][b]) for (a, b), s in extra.items()))
             else:
                 for (a, b), s in extra.items():
                     th = self.theta[a][b]
+                    if s <= 0:
+                        continue
                     if math.isinf(th):
                         return math.inf
                     if self.model == "full-duplex":
                         link = max(link, (self.B[a][b] + s) * th)
                     else:
                         back = extra.get((b, a), 0.0)
-                        link = max(link, (self.B[a][b] + s) * th + (self.B[b][a] + back) * self.theta[b][a])
+                        link = max(link, (self.B[a][b] + s) * th + _busy(self.B[b][a] + back, self.theta[b][a]))
         return max(comp, link)
 
     def _offer(self, value: float, depth: int, q: int) -> None:
@@ -291,223 +314,6 @@ class _BnB:
             self.incumbents += 1
             if self.best <= self.lb_root * (1 + _REL):
                 raise _Done
-
-    def _greedy_incumbents(self) -> None:
-        """Contiguous runs in the layer order, one node after another (fastest first, then slowest
-        first), each run as long as its compute and its cut transfer fit a target period; the least
-        target that works is found by bisection and the placement scored by the evaluator. A fast,
-        good first incumbent (the search proves or improves it)."""
-        from splitopt.errors import InfeasibleSolution
-        from splitopt.models.throughput import evaluate
-
-        cut = [0.0] * (self.L + 1)  # bytes crossing a cut after layer i (tensors produced <= i, consumed > i)
-        for p, cons, s in self.tens:
-            for d in range(p, max(cons)):
-                cut[d] += s
-        orders = {tuple(sorted(range(self.N), key=lambda a: -self.eta[a])),
-                  tuple(sorted(range(self.N), key=lambda a: self.eta[a]))}
-        fastest_link = min((self.theta[a][b] for a in range(self.N) for b in range(self.N) if a != b),
-                           default=math.inf)
-
-        def runs(T, order):
-            p, pos = [], 0
-            load = [0.0] * self.N
-            for k, a in enumerate(order):
-                if pos == self.L:
-                    break
-                if k == len(order) - 1:
-                    end = self.L - 1
-                    if (load[a] + math.fsum(self.c[pos:])) / self.eta[a] > T:
-                        return None
-                else:
-                    run, end, best_end = load[a], pos - 1, None
-                    while end + 1 < self.L and (run + self.c[end + 1]) / self.eta[a] <= T:
-                        end += 1
-                        run += self.c[end]
-                        if end == self.L - 1 or cut[end] * fastest_link <= T:
-                            best_end = end
-                    if best_end is None:
-                        continue  # this node takes nothing here
-                    end = best_end
-                load[a] += math.fsum(self.c[pos:end + 1])
-                p.extend([a] * (end - pos + 1))
-                pos = end + 1
-            return p if pos == self.L else None
-
-        if not self.contiguous:  # the same node order visited again (threads), within the cap
-            orders = {o * r for o in orders for r in (1, 2, 3) if len(o) * r - 1 <= self.cap}
-        lo = max(self.suffix_flop[0] / sum(self.eta), self.suffix_layer[0])
-        for order in orders:
-            a_lo, a_hi = lo, self.best if math.isfinite(self.best) else self.suffix_flop[0] / min(self.eta)
-            found = None
-            for _ in range(50):
-                mid = 0.5 * (a_lo + a_hi)
-                p = runs(mid, order)
-                if p is None:
-                    a_lo = mid
-                else:
-                    a_hi, found = mid, p
-                if a_hi - a_lo <= 1e-9 * a_hi:
-                    break
-            if found is None:
-                continue
-            try:
-                v = evaluate(self.inst, found)[0]
-            except InfeasibleSolution:
-                continue
-            if v < self.best:
-                self.best, self.best_p = v, found
-                self.incumbents += 1
-
-    def _capped_incumbents(self, caps=(1, 2), node_limit: int = 200_000) -> None:
-        """Exact searches of the same instance restricted to 1 and 2 split points (small trees) give
-        feasible incumbents for the larger problem; they run only when the real cap is larger."""
-        for cap in caps:
-            if cap >= self.cap:
-                break
-            limit = node_limit if self.node_limit is None else min(node_limit, self.node_limit)
-            sub = _BnB(self.inst.with_(max_splits=cap), None, limit, any(c is not None for c in self.cls_prev),
-                       self.pack_budget)
-            sub.deadline = self.deadline
-            sub.best, sub.best_p = self.best, self.best_p
-            try:
-                sub._search()
-            except _Stop:
-                pass
-            if sub.best < self.best:
-                self.best, self.best_p = sub.best, sub.best_p
-                self.incumbents += 1
-            self.incumbent_nodes += sub.nodes
-
-    def _components(self, U: float):
-        """Layers that share a node in every placement with a period below ``U``: a tensor whose bytes
-        take at least ``U`` on the fastest link never crosses one. Returns (component root per layer =
-        its first layer, pinned node per root or None), or None when two pins meet in one component
-        (then nothing beats ``U``)."""
-        fastest = min((self.theta[a][b] for a in range(self.N) for b in range(self.N) if a != b), default=math.inf)
-        parent = list(range(self.L))
-
-        def find(i):
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        for p, cons, s in self.tens:
-            if s * fastest >= U * (1 - _REL):
-                for c in cons:
-                    a, b = find(p), find(c)
-                    if a != b:
-                        parent[max(a, b)] = min(a, b)
-        root = [find(i) for i in range(self.L)]
-        pin: dict[int, int] = {}
-        for i, a in self.pins.items():
-            if pin.setdefault(root[i], a) != a:
-                return None
-        return root, pin
-
-    def _root_bound(self) -> None:
-        """Root lower bound: fluid, largest layer and the compute relaxation (bounds.Makespan) of the
-        components of :meth:`_components` at the incumbent; a solution below the incumbent keeps each
-        component on one node, so ``min(incumbent, relaxation)`` bounds the optimum."""
-        base = max(self._waterfill(0, -1), self.suffix_layer[0])
-        comps = self._components(self.best) if math.isfinite(self.best) else self._components(math.inf)
-        if comps is None:
-            lb, val, exact = self.best, math.inf, True
-        else:
-            root, pin = comps
-            flop: dict[int, float] = {}
-            for i in range(self.L):
-                flop[root[i]] = flop.get(root[i], 0.0) + self.c[i]
-            jobs = [(r, f, pin.get(r)) for r, f in sorted(flop.items())]
-            mk = Makespan(self.c, self.eta, jobs=jobs)
-            budget = self.root_budget if self.cap > RUN_CAP else min(self.root_budget, 2000)
-            val, exact = mk.value(0, None, budget) if budget else (0.0, False)
-            lb = min(self.best, val)
-            self.comp, self.comp_pin, self.comp_flop, self.root_solution = root, pin, flop, mk.solution
-        self.lb_root = max(self.lb_root, base, lb)
-        self.root_info = {"makespan_bound": val, "makespan_exact": exact, "root_bound": self.lb_root,
-                          "components": len(set(self.comp)) if self.comp else None}
-
-    def _quota_incumbents(self, budget: int = 20_000, big: float = 0.05) -> None:
-        """Depth-first search in the layer order for a placement whose period meets the root bound
-        ``tau``: every node takes exactly the large components (FLOP at least ``big`` times the largest,
-        counted per FLOP value) that the compute relaxation's optimum gives it; smaller components go
-        anywhere their node keeps ``W_b + reserved_b <= tau eta_b`` (``reserved`` = its large components
-        still to come) and the remaining small FLOP still fits (fluid). Links are searched with the
-        node of the previous layer first. A placement found is optimal (it meets the bound); the
-        search is a heuristic within ``budget`` nodes, the proof is the bound."""
-        sol = self.root_solution
-        if not sol or self.comp is None:
-            return
-        root, pin, cflop = self.comp, self.comp_pin, self.comp_flop
-        tau = self.lb_root * (1 + 1e-12)
-        fmax = max(cflop.values())
-        quota = {size: list(cnt) for size, cnt in sol if size >= big * fmax}
-        reserved = [math.fsum(size * cnt[a] for size, cnt in quota.items()) for a in range(self.N)]
-        small_left = [math.fsum(f for r, f in cflop.items() if r not in pin and f not in quota)]
-        cap = [tau * self.eta[a] for a in range(self.N)]
-        count = [0]
-
-        def rec(depth, last, splits, cmax, lmax):
-            count[0] += 1
-            if count[0] > budget:
-                raise _Stop
-            if depth == self.L:
-                self._offer(max(cmax, lmax), depth, last)
-                return
-            kids = self._children(depth, last, splits)
-            r = root[depth]
-            kind = None
-            if r < depth:
-                kids = [b for b in kids if b == self.p[r]]
-            elif r in pin:
-                kids = [b for b in kids if b == pin[r]]
-            elif cflop[r] in quota:
-                kind = "big"
-                q = quota[cflop[r]]
-                kids = [b for b in kids if q[b] > 0]
-            else:
-                kind = "small"
-                f = cflop[r]
-                kids = [b for b in kids if self.W[b] + reserved[b] + f <= cap[b]]
-            scored = []
-            for b in kids:
-                touched, undo = self._place(depth, b)
-                self._unplace(depth, b, undo)
-                scored.append((b != last, touched, b))
-            scored.sort()
-            for _x, _t, b in scored:
-                touched, undo, first_use, closed_last = self._enter(depth, last, b)
-                cm = max(cmax, self.W[b] / self.eta[b])
-                lm = max(lmax, touched)
-                if kind == "big":
-                    quota[cflop[r]][b] -= 1
-                    reserved[b] -= cflop[r]
-                elif kind == "small":
-                    small_left[0] -= cflop[r]
-                try:
-                    room = math.fsum(max(0.0, cap[a] - self.W[a] - reserved[a]) for a in range(self.N))
-                    if max(cm, lm) < self.best * (1 - _REL) and small_left[0] <= room * (1 + 1e-12):
-                        rec(depth + 1, b, splits + (last >= 0 and b != last), cm, lm)
-                finally:
-                    if kind == "big":
-                        quota[cflop[r]][b] += 1
-                        reserved[b] += cflop[r]
-                    elif kind == "small":
-                        small_left[0] += cflop[r]
-                    if closed_last:
-                        self.closed[last] = False
-                    if first_use:
-                        self.used[b] = False
-                    self._unplace(depth, b, undo)
-
-        try:
-            rec(0, -1, 0, 0.0, 0.0)
-        except _Stop:
-            pass
-        finally:
-            self.incumbent_nodes += count[0]
 
     # ------------------------------------------------------------------ search
     def _children(self, depth: int, last: int, splits: int) -> list[int]:
@@ -532,16 +338,17 @@ class _BnB:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes & 255 == 0 or self.node_limit is not None:
+        if self.nodes & 15 == 0 or self.node_limit is not None:
             if self.node_limit is not None and self.nodes >= self.node_limit:
                 self.stopped = "node_limit"
                 raise _Stop
-            if self.deadline is not None and time.perf_counter() > self.deadline:
+            if self.dl.over():
                 self.stopped = "time_limit"
                 raise _Stop
 
     def _search(self) -> None:
         """The main search: by runs when the split cap is small, else layer by layer."""
+        self.searching = True
         if self.cap <= RUN_CAP:
             self.run_mode = True
             self._runs(0, -1, 0, 0.0, 0.0)
@@ -644,7 +451,7 @@ class _BnB:
                         self._tick()
                         continue
                     lb = max(cm, lm, self.suffix_layer[e + 1], self._waterfill(e + 1, b))
-                    if lb < self.best * (1 - _REL):
+                    if lb < self.best * (1 - _REL) and (left >= self.N or self._cap_fits(e + 1, b, left)):
                         self._runs(e + 1, b, splits + 1, cm, lm)
             finally:
                 for e, undo in reversed(placed):
@@ -665,6 +472,9 @@ class _BnB:
             cm = max(cmax, self.W[b] / self.eta[b])
             lm = max(lmax, touched)
             lb = max(cm, lm, self.suffix_layer[depth + 1], self._waterfill(depth + 1, b))
+            k = self.cap - splits - (last >= 0 and b != last) + 1  # nodes the rest can still use
+            if lb < self.best * (1 - _REL) and k < self.N and not self._cap_fits(depth + 1, b, k):
+                lb = self.best
             if lb < self.best * (1 - _REL) and math.isfinite(lm) and self.pack_budget:
                 self.pack_calls += 1
                 if not self.mk.packable(depth + 1, self.W, self.best * (1 - _REL), self.pack_budget):
@@ -702,7 +512,24 @@ class _BnB:
     def _reached_root_bound(self) -> bool:
         return self.best_p is not None and self.best <= self.lb_root * (1 + _REL)
 
+    def _check_time(self) -> None:
+        """Between phases: stop (status ``time_limit``) once the deadline has passed."""
+        if self.dl.over():
+            self.stopped = "time_limit"
+            raise _Stop
+
     def run(self) -> AlgoResult:
+        """The phases in order (first incumbents, root bound, quota incumbents, capped incumbents,
+        search), each watching the one deadline; Python's recursion limit is raised to cover the
+        layer-deep searches (a 500-layer graph) and restored afterwards."""
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 4 * self.L + 2000))
+        try:
+            return self._run()
+        finally:
+            sys.setrecursionlimit(old)
+
+    def _run(self) -> AlgoResult:
         if self.L == 0:  # pragma: no cover - instances have layers
             return AlgoResult([], bound=0.0)
         t0 = time.perf_counter()
@@ -714,34 +541,42 @@ class _BnB:
                 break
         try:
             self._greedy_incumbents()
+            self._check_time()
             for _round in range(3):  # a better incumbent merges more layers: a stronger root bound
                 before = self.best
                 self._root_bound()
                 if self._reached_root_bound():
                     raise _Done
+                self._check_time()
                 for big in (0.0, 0.05) if self.cap > RUN_CAP else ():  # exact counts, then large ones only
                     self._quota_incumbents(big=big)
                     if self._reached_root_bound():
                         raise _Done
+                    self._check_time()
                 if not self.best < before:
                     break
             for phase in (self._capped_incumbents, self._search):
                 if self._reached_root_bound():
                     raise _Done
+                self._check_time()
                 phase()
         except (_Stop, _Done):
             pass
         if self.best_p is None:
+            if self.stopped == "time_limit":
+                raise self.dl.no_answer()
             if self.stopped:
                 raise InstanceError("instance", f"no feasible placement found before the {self.stopped}")
             raise InstanceError("instance", "no feasible placement (pins, memory, cap and contiguity conflict)")
         if self.stopped:
-            if self.run_mode:  # the run search keeps no open bounds: the root bound is what is proved
-                bound = min(self.best, self.lb_root)
+            if self.run_mode or not self.searching:  # no open bounds kept (run search) or none yet
+                bound = min(self.best, self.lb_root)  # (stopped before the search): the root bound
             else:
                 open_bounds = [b for level in self.pending for b in level]
                 bound = max(self.lb_root, min([self.best] + open_bounds))
             status = self.stopped if self.stopped == "time_limit" else "feasible"
+            if bound >= self.best * (1 - _REL):  # the bound met the incumbent before the stop
+                bound, status = self.best, "optimal"
         else:
             bound, status = self.best, "optimal"
         gap = (self.best - bound) / self.best if self.best > 0 else 0.0

@@ -48,6 +48,19 @@ def waterfill(W, eta, R: float, nodes=None) -> float:
     return math.inf  # pragma: no cover - room is infinite at the last level
 
 
+def capped_fits(W, eta, R: float, k: int, thr: float, nodes=None) -> bool:
+    """False only when ``R`` more FLOP cannot be spread over any ``k`` of ``nodes`` (default all)
+    keeping each below ``thr``: the ``k`` largest rooms ``max(0, eta_a thr - W_a)`` hold less than
+    ``R``. A split cap ``S`` lets the rest of the layer order use at most ``S - splits + 1`` runs,
+    hence that many nodes: this is water-filling with the cap (issue 21), exact as a test at
+    ``thr`` and O(N log N)."""
+    if R <= 0:
+        return True
+    idx = range(len(W)) if nodes is None else nodes
+    rooms = sorted((max(0.0, eta[a] * thr - W[a]) for a in idx), reverse=True)
+    return math.fsum(rooms[:max(k, 0)]) >= R * (1 - 1e-12)
+
+
 class _Budget(Exception):
     pass
 
@@ -85,6 +98,9 @@ class Makespan:
             self.groups.append([(s, len(list(g))) for s, g in groupby(free)])
             self.suffix.append(math.fsum(free))
         self.nodes = 0
+        #: a :class:`~splitopt.solvers.deadline.Deadline` (or None): a search that sees it pass gives
+        #: up as when its budget runs out (the answer is then the weaker, still valid one)
+        self.deadline = None
         #: the last solution found by :meth:`value`: (FLOP of a group, layers of it per node) per group
         self.solution: list[tuple[float, list[int]]] | None = None
 
@@ -129,6 +145,70 @@ class Makespan:
         return min(best, ub), True
 
     # ------------------------------------------------------------------ search
+    def _compositions(self, s: float, n: int, W: list, state: dict, tick):
+        """Every split ``counts`` of ``n`` layers of FLOP ``s`` over the nodes that keeps each node
+        below ``state["thr"]`` (read anew at each step: it falls as solutions are found), the
+        counts of interchangeable nodes (same rate, same start load) non-increasing, node 0's count
+        from the largest down. ``W`` holds the loads with ``counts`` added while a split is yielded.
+        Iterative (a recursion per node overflowed Python's stack with 16 nodes and 60 layers) and
+        counted by ``tick`` per split tried (the budget and the deadline bound the enumeration, not
+        only the number of groups)."""
+        eta, N = self.eta, self.N
+        start = list(W)
+        counts = [0] * N
+        left = [0] * (N + 1)
+        nxt = [0] * N  # next count to try per node (descending); -1 = exhausted
+        left[0] = n
+
+        def kmax(a):
+            k = left[a]
+            if a > 0 and eta[a] == eta[a - 1] and start[a] == start[a - 1]:
+                k = min(k, counts[a - 1])
+            room = state["thr"] * eta[a] - W[a]
+            if room <= 0:
+                return 0
+            q = room / s  # may be inf or huge (s = 1e-300): int() of it overflowed
+            return min(k, int(q) + 1) if q < k else k
+
+        a = 0
+        nxt[0] = kmax(0) if N > 1 else 0
+        deadline = self.deadline
+        steps = 0
+        while a >= 0:
+            steps += 1
+            if deadline is not None and not steps & 63 and deadline.over():  # pruned steps yield nothing:
+                raise _Budget                                                  # the clock is read here too
+            if a == N - 1:
+                k = left[a]
+                ok = not (k and (W[a] + k * s) / eta[a] >= state["thr"])
+                if ok and k and a > 0 and eta[a] == eta[a - 1] and start[a] == start[a - 1] and k > counts[a - 1]:
+                    ok = False
+                if ok:
+                    tick()
+                    W[a] += k * s
+                    counts[a] = k
+                    yield counts
+                    counts[a] = 0
+                    W[a] -= k * s
+                a -= 1
+                continue
+            if counts[a]:  # back at node a: undo its current count
+                W[a] -= counts[a] * s
+                counts[a] = 0
+            k = nxt[a]
+            while k > 0 and (W[a] + k * s) / eta[a] >= state["thr"]:
+                k -= 1
+            if k < 0:
+                a -= 1
+                continue
+            nxt[a] = k - 1
+            counts[a] = k
+            W[a] += k * s
+            left[a + 1] = left[a] - k
+            a += 1
+            if a < N - 1:
+                nxt[a] = kmax(a)
+
     def _two_nodes(self, W, groups, ub: float, budget: int):
         """Exact optimum for two nodes (any rates) by dynamic programming over the FLOP ``x`` that node
         0 takes (subset sum with groups): a state survives while ``x <= ub eta_0 - W_0`` and
@@ -230,10 +310,17 @@ class Makespan:
             if first:
                 raise StopIteration
 
-        def at_group(g):
+        deadline = self.deadline
+
+        def tick():
             state["nodes"] += 1
             if state["nodes"] > budget:
                 raise _Budget
+            if deadline is not None and not state["nodes"] & 15 and deadline.over():
+                raise _Budget
+
+        def at_group(g):
+            tick()
             if g == len(groups):
                 found(max(W[a] / eta[a] for a in range(N)), g)
                 return
@@ -246,38 +333,10 @@ class Makespan:
                 if waterfill(W, eta, rem[g]) >= state["thr"]:
                     return
             s, n = groups[g]
-            start = list(W)
-            counts = [0] * N
-
-            def node(a, left):
-                if a == N - 1:
-                    if left and (W[a] + left * s) / eta[a] >= state["thr"]:
-                        return
-                    if left and a > 0 and eta[a] == eta[a - 1] and start[a] == start[a - 1] and left > counts[a - 1]:
-                        return
-                    W[a] += left * s
-                    counts[a] = left
-                    chosen.append(list(counts))
-                    at_group(g + 1)
-                    chosen.pop()
-                    counts[a] = 0
-                    W[a] -= left * s
-                    return
-                kmax = left
-                if a > 0 and eta[a] == eta[a - 1] and start[a] == start[a - 1]:
-                    kmax = min(kmax, counts[a - 1])
-                room = state["thr"] * eta[a] - W[a]
-                kmax = min(kmax, int(room / s) + 1 if room > 0 else 0)
-                for k in range(kmax, -1, -1):
-                    if k and (W[a] + k * s) / eta[a] >= state["thr"]:
-                        continue
-                    counts[a] = k
-                    W[a] += k * s
-                    node(a + 1, left - k)
-                    W[a] -= k * s
-                counts[a] = 0
-
-            node(0, n)
+            for _counts in self._compositions(s, n, W, state, tick):
+                chosen.append(list(_counts))
+                at_group(g + 1)
+                chosen.pop()
 
         try:
             at_group(0)
@@ -288,4 +347,4 @@ class Makespan:
         return state["best"]
 
 
-__all__ = ["waterfill", "Makespan"]
+__all__ = ["waterfill", "capped_fits", "Makespan"]
