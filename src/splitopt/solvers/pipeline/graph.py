@@ -32,7 +32,8 @@ end, inclusive (the chain position counted from the end is what the ``resident``
 the arc weights of one ``b`` (every stage time is affine in ``b``, in the client loads and in
 ``max(b - threshold, 0)``). :func:`dp` is the backward topological DP (``O(V + A)`` numpy work per
 call, no Dijkstra needed: digest §7.2 #6), with an optional *critical set* of servers whose reuse
-it forbids (decremental state-space relaxation, see :mod:`.shortest_path`).
+it forbids (decremental state-space relaxation, see :mod:`.shortest_path`), and an optional
+deadline checked once per layer (:class:`Stopped`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import MEM_TOL, xi
 
 INF = np.inf
+
+
+class Stopped(Exception):
+    """Raised inside :class:`DP` when its ``deadline`` has passed (the DP's tables are then unusable)."""
 
 
 def _fits(use, cap):
@@ -248,7 +253,8 @@ class DP:
     ``"max"``: bottleneck path), forbidding the reuse of the servers in ``critical`` (the state then
     carries the set of critical servers already used)."""
 
-    def __init__(self, tables: Tables, blk, tr, cl, *, op: str = "sum", critical: tuple[int, ...] = ()):
+    def __init__(self, tables: Tables, blk, tr, cl, *, op: str = "sum", critical: tuple[int, ...] = (),
+                 deadline=None):
         self.t = tables
         self.blk, self.tr, self.cl = blk, tr, cl
         self.op = np.add if op == "sum" else np.maximum
@@ -270,6 +276,8 @@ class DP:
         nx = np.where(nxt_ok, self.nxt, 0)
         arN = np.arange(N)
         for h in range(I - 1, 0, -1):
+            if deadline is not None and deadline.over():  # one DP can take seconds (2^|critical| states)
+                raise Stopped
             # U[s, c, n, h]: server n starts a block at h
             best = np.where(self.term[None, :, None], blk[None, :, :, h, I], INF)
             best = np.broadcast_to(best, (nS, C, N))

@@ -77,7 +77,7 @@ from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import Plan, evaluate_plan, make_assignment
 from splitopt.solvers.deadline import Deadline
-from splitopt.solvers.pipeline.graph import DP, INF, Path, Tables, Weights
+from splitopt.solvers.pipeline.graph import DP, INF, Path, Stopped, Tables, Weights
 
 ORDERS = ("descending", "ascending")
 
@@ -99,33 +99,45 @@ def candidate_bs(instance: PipelineInstance, b_values=None) -> list[int]:
     return out
 
 
-def _dp(T: Tables, W: Weights, below: float = INF, critical=()) -> DP:
+def _dp(T: Tables, W: Weights, below: float = INF, critical=(), deadline=None) -> DP:
     blk, tr, cl = W.masked(below)
-    return DP(T, blk, tr, cl, critical=critical)
+    return DP(T, blk, tr, cl, critical=critical, deadline=deadline)
 
 
-def bounds(T: Tables, W: Weights) -> tuple[float, float]:
+def bounds(T: Tables, W: Weights, deadline=None) -> tuple[float, float]:
     """``(min-sum, min-bottleneck)`` over every path (the ``revisit`` relaxation)."""
-    s = DP(T, W.blk_a, W.tr_a, W.cl_a).value
-    m = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max").value
+    s = DP(T, W.blk_a, W.tr_a, W.cl_a, deadline=deadline).value
+    m = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max", deadline=deadline).value
     return s, m
 
 
 def threshold_search(T: Tables, W: Weights, best: float = INF, *, critical=(), order: str = "descending",
-                     stats: dict | None = None, on_path=None) -> tuple[float, Path | None]:
-    """``min over paths of sum a + xi max beta`` if below ``best`` (else ``(best, None)``), over the
-    paths that reuse no server of ``critical``. ``on_path(path)`` sees every path found."""
+                     stats: dict | None = None, on_path=None, deadline=None,
+                     floor: tuple[float, float] = (-INF, -INF)) -> tuple[float, Path | None, float]:
+    """``min over paths of sum a + xi max beta`` if below ``best`` (else ``(best, None, ...)``), over
+    the paths that reuse no server of ``critical``. ``on_path(path)`` sees every path found.
+
+    Returns ``(value, path, rest)``: ``rest`` is ``inf`` when the search finished, else (the
+    ``deadline`` passed, :class:`~.graph.Stopped`) a lower bound of every path it had not yet
+    excluded: the last min-sum over the arcs left plus ``xi`` times the min-bottleneck (descending),
+    or the min-sum plus ``xi`` times the next threshold (ascending); ``floor`` = the unconstrained
+    ``(min-sum, min-bottleneck)`` of this ``b`` stands in for a DP not yet run."""
     stats = stats if stats is not None else {}
     found = None
     x = W.xi
+    s0, m0 = floor
     if order == "descending":
-        cap = INF
+        cap, last = INF, s0
         while True:
-            dp = _dp(T, W, cap, critical)
+            try:
+                dp = _dp(T, W, cap, critical, deadline)
+            except Stopped:
+                return best, found, last + x * m0
             stats["dps"] = stats.get("dps", 0) + 1
             P = dp.path(W)
             if P is None:
                 break
+            last = dp.value
             if on_path is not None:
                 on_path(P)
             val = P.sum_a + x * P.max_b
@@ -136,26 +148,35 @@ def threshold_search(T: Tables, W: Weights, best: float = INF, *, critical=(), o
             cap = min(P.max_b, (best - dp.value) / x)
             if not cap > 0:
                 break
-        return best, found
+        return best, found, INF
     if order != "ascending":
         raise InstanceError("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
-    lb = _dp(T, W, INF, critical)
+    try:
+        lb = _dp(T, W, INF, critical, deadline)
+    except Stopped:
+        return best, None, s0 + x * m0
     stats["dps"] = stats.get("dps", 0) + 1
     if not math.isfinite(lb.value):
-        return best, None
+        return best, None, INF
     if x == 0:  # only the min-sum counts: the unconstrained shortest path is optimal
         P = lb.path(W)
         if on_path is not None:
             on_path(P)
         val = P.sum_a
-        return (val, P) if val < best else (best, None)
+        return (val, P, INF) if val < best else (best, None, INF)
     thetas = np.unique(np.concatenate([a[np.isfinite(a)] for a in (W.blk_b, W.tr_b, W.cl_b)]))
-    lo = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max", critical=critical).value  # smallest useful threshold
+    try:
+        lo = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max", critical=critical, deadline=deadline).value
+    except Stopped:
+        return best, None, lb.value + x * m0
     stats["dps"] += 1
     for th in thetas[np.searchsorted(thetas, lo):]:
         if lb.value + x * th >= best:
             break
-        dp = _dp(T, W, np.nextafter(th, INF), critical)
+        try:
+            dp = _dp(T, W, np.nextafter(th, INF), critical, deadline)
+        except Stopped:
+            return best, found, lb.value + x * th
         stats["dps"] += 1
         P = dp.path(W)
         if P is None:
@@ -165,7 +186,12 @@ def threshold_search(T: Tables, W: Weights, best: float = INF, *, critical=(), o
         val = P.sum_a + x * P.max_b
         if val < best:
             best, found = val, P
-    return best, found
+    return best, found, INF
+
+
+#: largest DP table (states x classes x servers x layers) the distinct search builds; the critical
+#: set is capped below it (each extra critical server doubles the states)
+MAX_DP_CELLS = 2.5e7
 
 
 def solve(instance: PipelineInstance, *, order: str = "descending", b: int | None = None,
@@ -176,11 +202,12 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
     Returns an :class:`~splitopt.families.AlgoResult` whose ``bound`` is a proven lower bound
     (equal to the value when ``status == "optimal"``); ``info``: ``b_candidates``,
     ``b_searched``, ``dps`` (topological DPs run), ``critical`` (largest critical set under
-    ``distinct``), ``nodes`` (branch-and-bound nodes under ``aggregate``). ``restrict(weights)``
-    may set arcs to ``inf`` in place (the baselines fix cuts or a server order that way); the
-    answer is then the optimum over the remaining arcs. ``time_limit``: see the module docstring
-    (status ``"time_limit"``; ``"feasible"`` when only ``max_critical`` or ``node_limit`` cut
-    the search)."""
+    ``distinct``), ``nodes`` (branch-and-bound nodes under ``aggregate``), ``revisit_bound`` (the
+    ``revisit`` optimum over every ``b``, a lower bound for ``distinct`` and ``aggregate``, when
+    the time allowed it). ``restrict(weights)`` may set arcs to ``inf`` in place (the baselines fix
+    cuts or a server order that way); the answer is then the optimum over the remaining arcs.
+    ``time_limit``: see the module docstring (status ``"time_limit"``; ``"feasible"`` when only
+    ``max_critical``, the table size cap or ``node_limit`` cut the search)."""
     if order not in ORDERS:
         raise InstanceError("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
     dl = Deadline(time_limit)
@@ -196,6 +223,12 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
         T.weights = weights
     bs = candidate_bs(instance, None if b is None else (_check_b(instance, b),))
     stats: dict = {"dps": 0, "critical": 0, "nodes": 0}
+    placement = instance.placement
+    best = [INF, None, None]  # value, b, path (an elementary path unless revisit)
+
+    def live():  # the deadline applies once an answer exists
+        return dl if best[2] is not None else None
+
     scored = []
     unscored = 0  # candidates left without a lower bound when the deadline passed
     for i, bb in enumerate(bs):
@@ -203,36 +236,74 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
             unscored = len(bs) - i
             break
         W = T.weights(bb)
-        s, m = bounds(T, W)
+        s, m = bounds(T, W)  # two DPs without critical servers: short, the clock is read per b
         stats["dps"] += 2
         if math.isfinite(s) and math.isfinite(m):
-            scored.append((s + W.xi * m, bb))
+            scored.append((s + W.xi * m, bb, s, m))
+            _single_block(W, best)
     if not scored:
+        if unscored:
+            raise dl.no_answer()
         raise InstanceError("instance", "no feasible assignment (memory, topology or micro-batch sizes)")
     scored.sort()
-    placement = instance.placement
-    best = [INF, None, None]  # value, b, path
-    lower = -INF if unscored else INF  # smallest lower bound of a b left unfinished
+    floors = {bb: (s, m) for _lb, bb, s, m in scored}
+    # phase 1: the revisit optimum over every b (the answer under revisit, a bound otherwise)
+    rev = {bb: lb for lb, bb, _s, _m in scored}  # per-b lower bound of the revisit optimum
+    rev_path: dict = {}
+    rev_best = [INF]
     searched = 0
-    for lb, bb in scored:
-        if lb >= best[0]:
+    stopped = False
+
+    def seen(P: Path, W):
+        if placement == "revisit" or not P.repeated():
+            v = P.sum_a + W.xi * P.max_b
+            if v < best[0]:
+                best[:] = [v, W.b, P]
+
+    for lb, bb, s, m in scored:
+        if lb >= rev_best[0] or (placement == "revisit" and lb >= best[0]):
             break
-        if best[2] is not None and dl.over():  # the rest is unfinished; lb is the smallest of its bounds
-            lower = min(lower, lb)
+        if best[2] is not None and dl.over():
+            stopped = True
             break
         searched += 1
         W = T.weights(bb)
-        if placement == "revisit":
-            val, P = threshold_search(T, W, best[0], order=order, stats=stats)
-            if P is not None:
-                best[:] = [val, bb, P]
+        cut = min(rev_best[0], best[0]) if placement == "revisit" else rev_best[0]
+        val, P, rest = threshold_search(T, W, cut, order=order, stats=stats, deadline=live(), floor=(s, m),
+                                        on_path=lambda P, W=W: seen(P, W))
+        if P is not None:
+            rev_best[0] = val
+            rev[bb] = val
+            rev_path[bb] = P
         else:
-            done, lbb = _distinct(T, W, best, order, max_critical, stats, dl)
-            if not done:
-                lower = min(lower, lbb)
+            rev[bb] = max(rev[bb], min(cut, rest))
+        if rest < INF:
+            stopped = True
+            break
+    lower = -INF if unscored else INF  # smallest lower bound of a b left unfinished
     status = "optimal"
-    if placement == "aggregate":
-        status, lower = _aggregate(instance, T, scored, best, stats, dl, node_limit, lower)
+    info: dict = {}
+    if placement == "revisit":
+        if stopped:
+            lower = min(lower, min(rev[bb] for bb in rev if rev[bb] < best[0]) if rev else INF)
+    else:
+        if not stopped and not unscored:
+            info["revisit_bound"] = min(rev.values())
+        if placement == "distinct":
+            sub = dl
+        else:  # aggregate: the distinct search only seeds the branch and bound with an incumbent
+            sub = Deadline(None if time_limit is None else max(dl.remaining() * 0.3, 1e-3))
+        if not stopped:
+            dist, stopped_d = _distinct_all(T, rev, rev_path, floors, best, order, max_critical, stats, sub)
+            if placement == "distinct":
+                stopped = stopped_d
+                lower = min(lower, min(dist.values(), default=INF))
+            elif stopped_d and dl.over():
+                stopped = True
+        if placement == "distinct" and stopped:
+            lower = min(lower, min((rev[bb] for bb in rev if rev[bb] < best[0]), default=INF))
+        if placement == "aggregate":
+            status, lower = _aggregate(instance, T, rev, best, stats, dl, node_limit, lower, stopped)
     if best[2] is None:
         if lower < INF:  # work left undone: infeasibility is not proven
             if dl.hit:
@@ -246,7 +317,7 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
         status = "feasible"
     if status == "feasible" and dl.hit:  # work was left undone when the deadline passed
         status = "time_limit"
-    info = {"b_candidates": len(bs), "b_searched": searched, "dps": stats["dps"], "order": order}
+    info.update({"b_candidates": len(bs), "b_searched": searched, "dps": stats["dps"], "order": order})
     if unscored:
         info["b_unscored"] = unscored
     if placement != "revisit":
@@ -255,6 +326,18 @@ def solve(instance: PipelineInstance, *, order: str = "descending", b: int | Non
         info["nodes"] = stats["nodes"]
     return AlgoResult(make_assignment(instance, bb, P.cuts, P.servers), status=status,
                       bound=bound if math.isfinite(bound) else None, info=info)
+
+
+def _single_block(W: Weights, best) -> None:
+    """Incumbent: the best plan with one server block (elementary under every placement)."""
+    a = W.cl_a[0, :, :] + W.blk_a[0, :, :, -1].T  # [cut, server]
+    if not np.isfinite(a).any():
+        return
+    v = a + W.xi * np.maximum(W.cl_b[0, :, :], W.blk_b[0, :, :, -1].T) if W.xi else a
+    c1, n = np.unravel_index(int(np.argmin(v)), v.shape)
+    if math.isfinite(v[c1, n]) and v[c1, n] < best[0]:
+        best[:] = [float(v[c1, n]), W.b, Path((int(c1),), (int(n),), float(a[c1, n]),
+                                               float(max(W.cl_b[0, c1, n], W.blk_b[0, n, c1, -1])))]
 
 
 def _check_b(instance: PipelineInstance, b) -> int:
@@ -266,44 +349,70 @@ def _check_b(instance: PipelineInstance, b) -> int:
     return int(b)
 
 
-def _distinct(T, W, best, order, max_critical, stats, dl) -> tuple[bool, float]:
-    """Decremental state-space relaxation for one ``b`` (module docstring). Updates ``best`` in
-    place; returns ``(finished, lower bound if not)``."""
-    crit: tuple[int, ...] = ()
+def _distinct_all(T, rev, rev_path, floors, best, order, max_critical, stats, dl):
+    """Decremental state-space relaxation (module docstring) over every ``b`` in increasing order
+    of its revisit bound, starting from the servers its revisit path repeats. Updates ``best`` in
+    place; returns ``({b: lower bound of b's distinct optimum} for every b left unfinished,
+    stopped by the deadline)``."""
+    cap = max(0, int(math.floor(math.log2(max(MAX_DP_CELLS / (T.C * T.N * (T.I + 1)), 1.0)))))
+    limit = min(max_critical, cap)
+    left: dict = {}
+    done: set = set()
 
-    def seen(P: Path):
-        if not P.repeated():
-            v = P.sum_a + W.xi * P.max_b
-            if v < best[0]:
-                best[:] = [v, W.b, P]
+    def unfinished():
+        return {x: left.get(x, rev[x]) for x in rev if x not in done and left.get(x, rev[x]) < best[0]}
 
-    while True:
-        stats["critical"] = max(stats["critical"], len(crit))
-        val, P = threshold_search(T, W, best[0], critical=crit, order=order, stats=stats, on_path=seen)
-        if P is None:
-            return True, INF  # no relaxed path beats the incumbent
-        rep = P.repeated()
-        if not rep:
-            if val < best[0]:
-                best[:] = [val, W.b, P]
-            return True, INF
-        new = tuple(sorted(set(crit) | rep))
-        if len(new) > max_critical or (best[2] is not None and dl.over()):
-            return False, val
-        crit = new
+    for bb in sorted(rev, key=lambda x: rev[x]):
+        lbb = rev[bb]
+        if lbb >= best[0]:
+            done.add(bb)
+            continue
+        if best[2] is not None and dl.over():
+            return unfinished(), True
+        W = T.weights(bb)
+        P0 = rev_path.get(bb)
+        crit = tuple(sorted(P0.repeated())) if P0 is not None else ()
+
+        def seen(P: Path, W=W):
+            if not P.repeated():
+                v = P.sum_a + W.xi * P.max_b
+                if v < best[0]:
+                    best[:] = [v, W.b, P]
+
+        while True:
+            if len(crit) > limit:
+                left[bb] = lbb  # capped: b keeps its bound
+                break
+            stats["critical"] = max(stats["critical"], len(crit))
+            val, P, rest = threshold_search(T, W, best[0], critical=crit, order=order, stats=stats, on_path=seen,
+                                            deadline=dl if best[2] is not None else None, floor=floors[bb])
+            if rest < INF:  # stopped inside the round
+                left[bb] = max(lbb, min(rest, val))
+                return unfinished(), True
+            if P is None or not P.repeated():  # nothing beats the incumbent, or seen() recorded it
+                done.add(bb)
+                break
+            lbb = max(lbb, val)
+            crit = tuple(sorted(set(crit) | P.repeated()))
+            if best[2] is not None and dl.over():
+                left[bb] = lbb
+                return unfinished(), True
+    return unfinished(), False
 
 
 # ---------------------------------------------------------------------- aggregate: branch and bound
-def _aggregate(instance, T, scored, best, stats, dl, node_limit, lower):
+def _aggregate(instance, T, rev, best, stats, dl, node_limit, lower, stopped):
     """Depth-first branch and bound for ``placement="aggregate"`` (module docstring), starting from
-    the ``distinct`` incumbent in ``best``; returns ``(status, lower bound of unfinished work)``."""
+    the ``distinct`` incumbent in ``best``, over the ``b`` in increasing order of their ``revisit``
+    bound ``rev[b]`` (a lower bound of the aggregate optimum at ``b``); returns ``(status, lower
+    bound of unfinished work)``."""
     inc = [INF, None, None] if best[2] is None else \
         [evaluate_plan(instance, Plan(best[1], best[2].cuts, best[2].servers))[0], best[1], best[2]]
-    stopped = False
-    for lb, bb in scored:
+    for bb in sorted(rev, key=lambda x: rev[x]):
+        lb = rev[bb]
         if lb >= inc[0]:
             break
-        if inc[2] is not None and dl.over():  # scored is in increasing bound order: lb covers the rest
+        if stopped or (inc[2] is not None and dl.over()):  # increasing order: lb covers the rest
             stopped = True
             lower = min(lower, lb)
             break
@@ -321,8 +430,12 @@ def _bnb_one(instance, T, W, inc, stats, dl, node_limit) -> bool:
     xi_ = W.xi
     term, nxt = T.classes()
     # revisit cost-to-go from "server n starts a block at lo, class c": min-sum and min-bottleneck
-    Hs = DP(T, W.blk_a, W.tr_a, W.cl_a)
-    Hm = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max")
+    try:
+        live = dl if inc[2] is not None else None
+        Hs = DP(T, W.blk_a, W.tr_a, W.cl_a, deadline=live)
+        Hm = DP(T, W.blk_b, W.tr_b, W.cl_b, op="max", deadline=live)
+    except Stopped:
+        return False
     hs, hm = Hs.U[0], Hm.U[0]  # (C, N, I+1)
     b = W.b
     agg_stage = _AggStages(instance, b)
