@@ -133,9 +133,9 @@ SOLVE_ARGUMENTS = (
 override = field_overrides(SOLVE_ARGUMENTS)  # --placement / --bottleneck replace the instance's
 
 
-_ORDER = Option("order", str, "descending",
-                "threshold order of the bottleneck-aware search: descending (path-skip, default) or ascending "
-                "(digest §3.5); both exact")
+_ORDER = Option("order", str, "bisect",
+                "threshold order of the bottleneck-aware search: bisect (best-first bisection, default), "
+                "descending (path-skip) or ascending (digest §3.5); all exact")
 _MAX_CRITICAL = Option("max_critical", int, 12,
                        "distinct: largest set of servers whose reuse the DP tracks (2^k states); beyond it the "
                        "answer is the best distinct plan with a proven bound")

@@ -219,7 +219,7 @@ def test_milp_loop_stopped_early_keeps_its_answer(monkeypatch):
         opt = _optimum(inst)
         _stop_after(monkeypatch, milp, 3)
         sol = solve(inst, "milp_c")
-        assert sol.status == "time_limit" and sol.bound is None
+        assert sol.status == "time_limit" and (sol.bound is None or sol.bound <= opt * (1 + 1e-9))
         assert sol.info["b_solved"] == 3 < sol.info["b_total"] == len(inst.allowed_b())
         assert sol.objective >= opt * (1 - 1e-9)
         _stop_after(monkeypatch, milp, 2)
