@@ -146,6 +146,9 @@ _SP = (_ORDER, _MAX_CRITICAL, TIME_LIMIT, NODE_LIMIT)
 _MILP = SOLVER_OPTIONS + (MIP_GAP,)
 
 ALGORITHMS = {a.name: a for a in (
+    Algorithm("auto", S + "auto:solve", "exact",
+              "default: the exact search, then the MILP of the placement with the time left when the search "
+              "cannot finish; best plan, strongest bound (rule in solvers/pipeline/auto.py)", options=(TIME_LIMIT,)),
     Algorithm("shortest_path", S + "shortest_path:solve", "exact",
               "corrected bottleneck-aware shortest path, joint over b (distinct: state-space relaxation; "
               "aggregate: branch and bound)", options=_SP),
@@ -202,7 +205,7 @@ FAMILY = Family(
     instance_type=PipelineInstance,
     evaluate=evaluate,
     algorithms=ALGORITHMS,
-    default_algorithm="shortest_path",
+    default_algorithm="auto",
     reference_algorithm="milp",
     relaxations=("lp_rlt", "lp_plain"),
     describe=describe,

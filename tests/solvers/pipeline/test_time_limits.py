@@ -39,7 +39,7 @@ WIDE = {"n_layers": 24, "n_servers": 16, "n_clients": 5, "client_split": "paper"
 ONE_B = {"placement": "aggregate", "n_layers": 14, "n_servers": 8}  # b = B alone: > 30 s unlimited
 
 CASES = [
-    ("shortest_path", AGGREGATE), ("shortest_path_ascending", AGGREGATE),
+    ("auto", AGGREGATE), ("shortest_path", AGGREGATE), ("shortest_path_ascending", AGGREGATE),
     ("milp", DEFAULT), ("milp_c", DEFAULT), ("milp_a", DEFAULT), ("milp_b", DEFAULT),
     ("lp_rlt", DEFAULT), ("lp_plain", DEFAULT), ("bruteforce", DEFAULT),
     ("algorithm1", REVISIT), ("theorem1", DEFAULT), ("bcd", DEFAULT), ("bcd_alg1", REVISIT),
