@@ -46,6 +46,8 @@ combinatorial shortest-path algorithm).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -67,6 +69,41 @@ from splitopt.models.pipeline import (
 #: relative (seed 78 of the aggregate tests: the bound was above the brute-force optimum); 1e-9
 #: leaves well under 1e-9.
 HIGHS_OPTIONS = {"mip_feasibility_tolerance": 1e-9}
+
+
+#: the deadline of the model build in progress (see :func:`build_deadline`)
+_BUILD_DEADLINE: contextvars.ContextVar = contextvars.ContextVar("pipeline_milp_build_deadline", default=None)
+
+
+@contextlib.contextmanager
+def build_deadline(deadline):
+    """Within this context the builders check ``deadline`` every 2,000 rows and raise its
+    :meth:`~splitopt.solvers.deadline.Deadline.no_answer` once it has passed (issue 21: a time
+    limit holds in the model build too; one Formulation A at I = 100, N = 50 takes minutes)."""
+    tok = _BUILD_DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _BUILD_DEADLINE.reset(tok)
+
+
+def _rows(pyo):
+    """A ``ConstraintList`` whose ``add`` checks the build deadline (:func:`build_deadline`)."""
+    cl = pyo.ConstraintList()
+    dl = _BUILD_DEADLINE.get()
+    if dl is None:
+        return cl
+    add = cl.add
+    count = [0]
+
+    def checked(expr):
+        count[0] += 1
+        if count[0] % 2000 == 0 and dl.over():
+            raise dl.no_answer(" (while building the model)")
+        return add(expr)
+
+    cl.add = checked
+    return cl
 
 
 def _require_paper_memory(instance: PipelineInstance) -> None:
@@ -163,7 +200,7 @@ def _finish(m, instance: PipelineInstance, co: Coefficients, stages: list, clien
     m.T = pyo.Var(domain=pyo.NonNegativeReals)
     m.tauF = pyo.Var(domain=pyo.NonNegativeReals)
     m.tauB = pyo.Var(domain=pyo.NonNegativeReals)
-    m.rows = pyo.ConstraintList()
+    m.rows = _rows(pyo)
     for c in co.busy:
         m.rows.add(m.tauF >= client_F[c].expr(u))
         m.rows.add(m.tauB >= client_B[c].expr(u))
@@ -225,7 +262,7 @@ def _c_variables(m, instance: PipelineInstance, reachable, cumulative: bool = Fa
     V = [C] + list(range(N))
     m.x = pyo.Var(range(I), V, domain=pyo.Binary)
     m.o = pyo.Var(range(I), range(N), bounds=(0, 1))
-    m.cons = pyo.ConstraintList()
+    m.cons = _rows(pyo)
     for i in range(I):
         m.cons.add(sum(m.x[i, v] for v in V) == 1)
     m.x[0, C].fix(1)
@@ -473,7 +510,7 @@ def build_a(instance: PipelineInstance, b: int, rlt: bool = True, cumulative: bo
     m = pyo.ConcreteModel(name=f"pipeline-A[{instance.name}, b={b}]")
     m.P = pyo.Var(range(I), ks, domain=pyo.Binary)
     m.y = pyo.Var(srv, range(N), domain=pyo.Binary)
-    m.cons = pyo.ConstraintList()
+    m.cons = _rows(pyo)
     for k in ks:
         for i in range(I - 1):
             m.cons.add(m.P[i, k] >= m.P[i + 1, k])
@@ -780,7 +817,7 @@ def build_b(instance: PipelineInstance, b: int):
     A = range(len(arcs))
     m.u = pyo.Var(A, domain=pyo.Binary)
     m.T = pyo.Var(domain=pyo.NonNegativeReals)
-    m.cons = pyo.ConstraintList()
+    m.cons = _rows(pyo)
     out, inn = defaultdict(list), defaultdict(list)
     for j, a in enumerate(arcs):
         out[a.tail].append(j)
@@ -875,7 +912,7 @@ def build_joint_c(instance: PipelineInstance, b_values=None, deadline=None):
     m.w = pyo.Var(J, domain=pyo.NonNegativeReals)
     m.tauF = pyo.Var(J, domain=pyo.NonNegativeReals)
     m.tauB = pyo.Var(J, domain=pyo.NonNegativeReals)
-    m.rows = pyo.ConstraintList()
+    m.rows = _rows(pyo)
     res = instance.bottleneck == "resource"
 
     def ub(lin: _Lin) -> float:  # variables in [0, 1]: the positive coefficients bound the row

@@ -32,7 +32,7 @@ from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import evaluate
-from splitopt.models.pipeline_milp import FORMULATIONS, build_a, build_joint_c
+from splitopt.models.pipeline_milp import FORMULATIONS, build_a, build_deadline, build_joint_c
 from splitopt.solvers.deadline import Deadline
 
 #: the formulation used for each placement by :func:`solve_best`
@@ -66,12 +66,19 @@ def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "hig
             left = bs[i:]
             break
         try:
-            model = build(instance, b)
+            with build_deadline(dl):
+                model = build(instance, b)
         except InstanceError as exc:
             if exc.path == "instance":  # no feasible arc at this b (Formulation B)
                 statuses.add("optimal")
                 continue
             raise
+        except SolverFailed as exc:  # the deadline passed while building this b's model
+            if exc.status != "time_limit" or best is None:
+                raise
+            statuses.add("time_limit")
+            left = bs[i:]
+            break
         res = exact.solve(model, solver, time_limit=dl.remaining(), mip_gap=mip_gap,
                           options=_options(model, solver))
         if best is not None and res.status == "time_limit" and not res.has_solution:
@@ -147,7 +154,8 @@ def solve_joint(instance: PipelineInstance, solver: str = "highs", time_limit: f
     from splitopt.solvers import exact
 
     dl = Deadline(time_limit)
-    model = build_joint_c(instance, deadline=dl)
+    with build_deadline(dl):
+        model = build_joint_c(instance, deadline=dl)
     res = exact.solve(model, solver, time_limit=dl.remaining(), mip_gap=mip_gap, options=_options(model, solver))
     if res.status == "infeasible":
         raise InstanceError("instance", "no feasible assignment for any allowed micro-batch size")
@@ -189,7 +197,13 @@ def relaxation(instance: PipelineInstance, rlt: bool = True, solver: str = "high
     for b in bs:
         if dl.over():
             break
-        model = build_a(instance, b, rlt=rlt, cumulative=False)  # the digest's q form (RLT level 1)
+        try:
+            with build_deadline(dl if solved else None):
+                model = build_a(instance, b, rlt=rlt, cumulative=False)  # the digest's q form (RLT level 1)
+        except SolverFailed as exc:
+            if exc.status != "time_limit":
+                raise
+            break
         res = exact.solve(model, solver, time_limit=dl.remaining(), relax=True)
         if res.status == "time_limit" and res.bound is None:  # the deadline passed in this LP
             break
