@@ -34,6 +34,7 @@ from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import evaluate
 from splitopt.models.pipeline_milp import FORMULATIONS, build_a, build_deadline, build_joint_c
 from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.pipeline.diagnose import infeasible
 
 #: the formulation used for each placement by :func:`solve_best`
 DEFAULT_FORMULATION = {"distinct": "C", "revisit": "B", "aggregate": "A"}
@@ -108,7 +109,7 @@ def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "hig
         if best is None or val < best[0]:
             best = (val, a, res.objective * u)
     if best is None:
-        raise InstanceError("instance", "no feasible assignment for any allowed micro-batch size")
+        raise infeasible(instance)
     info = {"formulation": formulation, "solver": solver, "b_solved": solves, "b_total": len(bs),
             "b_statuses": sorted(statuses), "model_objective": best[2]}
     if left:  # the b not solved: the revisit relaxation bound, if it fits in the tolerance
@@ -158,7 +159,7 @@ def solve_joint(instance: PipelineInstance, solver: str = "highs", time_limit: f
         model = build_joint_c(instance, deadline=dl)
     res = exact.solve(model, solver, time_limit=dl.remaining(), mip_gap=mip_gap, options=_options(model, solver))
     if res.status == "infeasible":
-        raise InstanceError("instance", "no feasible assignment for any allowed micro-batch size")
+        raise infeasible(instance)
     if not res.has_solution:
         raise SolverFailed(f"solver: {solver} returned no solution of the joint MILP (status {res.status})",
                            status=res.status)

@@ -88,6 +88,7 @@ from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import make_assignment
 from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.pipeline.diagnose import infeasible
 from splitopt.solvers.pipeline.graph import DP, INF, Path, Stopped, Tables, Weights
 
 ORDERS = ("bisect", "descending", "ascending")
@@ -342,7 +343,7 @@ def solve(instance: PipelineInstance, *, order: str = "bisect", b: int | None = 
     if not scored:
         if unscored:
             raise dl.no_answer()
-        raise InstanceError("instance", "no feasible assignment (memory, topology or micro-batch sizes)")
+        raise infeasible(instance, None if b is None else bs)
     scored.sort()
     floors = {bb: (s, m) for _lb, bb, s, m in scored}
     # phase 1: the revisit optimum over every b (the answer under revisit, a bound otherwise)
@@ -411,7 +412,7 @@ def solve(instance: PipelineInstance, *, order: str = "bisect", b: int | None = 
                 raise dl.no_answer()
             raise InstanceError("node_limit" if placement == "aggregate" else "max_critical",
                                 "no feasible assignment found within the search limits")
-        raise InstanceError("instance", "no feasible assignment (memory, topology or micro-batch sizes)")
+        raise infeasible(instance, None if b is None else bs)
     val, bb, P = best
     bound = min(val, lower)
     if bound < val and status == "optimal":
