@@ -44,7 +44,9 @@ def _medium(seed, rnd):
                     at_most_k=rnd.random() < 0.25, delta=rnd.choice([0.0, 0.5, 1.0, 5.0]))
 
 
-def test_equals_the_threshold_scan_dp_on_medium_chains():
+@pytest.mark.parametrize("dense_cells", [threshold.DENSE_CELLS, 0], ids=["dense-windows", "range-min-and-monge"])
+def test_equals_the_threshold_scan_dp_on_medium_chains(monkeypatch, dense_cells):
+    monkeypatch.setattr(threshold, "DENSE_CELLS", dense_cells)
     rnd = random.Random(7)
     for seed in range(60):
         inst = _medium(seed, rnd)

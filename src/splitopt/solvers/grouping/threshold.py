@@ -28,6 +28,10 @@ non-increasing in ``a`` because times are nonnegative (``D_j``, the transfer of 
   then non-decreasing in ``j`` and each layer is a divide-and-conquer row-minima pass,
   ``O(n log n)``, vectorised level by level.
 
+When the windows are narrow (``k n w <= DENSE_CELLS`` with ``w`` the widest window, the usual case
+near the min-max threshold: ``w`` is about ``n / k``), each layer is instead one dense minimum over
+the ``(n+1, w)`` window entries, gathered once per threshold: ``O(k n w)``, no structure assumed.
+
 The threshold search (``perf``, ``thesis_cost``): with ``F_m(theta)`` the min-sum under the
 threshold, the optimum is ``min over theta, m of F_m(theta) + lambda_m theta + const`` over the
 candidate values ``theta >= theta*`` (the min-max optimum; digest §5.3 method 4). ``F_m`` is
@@ -53,6 +57,9 @@ import numpy as np
 from splitopt.models.grouping import interval_costs
 
 INF = np.inf
+#: largest ``k n w`` (layers x ends x window width) evaluated by the dense window gather; wider
+#: windows use the range-minimum (perf) or Monge (thesis_cost) layers
+DENSE_CELLS = 4_000_000
 
 
 def _windows(g: np.ndarray, theta: float, multi: bool) -> np.ndarray:
@@ -172,6 +179,19 @@ class _Oracle:
         Fs = [np.concatenate([[0.0], np.full(n, INF)])]
         R = _reach(lo, k_max)
         j = np.arange(n + 1)
+        wmax = int(np.max(j - lo))
+        if k_max * (n + 1) * wmax <= DENSE_CELLS:  # narrow windows: one gather per layer
+            idx = j[:, None] - np.arange(1, wmax + 1)[None, :]
+            ok = idx >= lo[:, None]
+            idx = np.where(ok, idx, 0)
+            fw = self.D[:, None] if self.obj == "perf" else self.ic.f[idx, j[:, None]]
+            fw = np.where(ok, fw, INF)
+            for m in range(1, k_max + 1):
+                new = np.min(Fs[-1][idx] + fw, axis=1)
+                new[~R[m]] = INF
+                new[0] = INF
+                Fs.append(new)
+            return lo, Fs
         for m in range(1, k_max + 1):
             prev = Fs[-1]
             if self.obj == "perf":
