@@ -220,6 +220,7 @@ FAMILY = Family(
     make=make,
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
+    sweep="splitopt.solvers.pipeline.sweep:sweep",
     claims="splitopt.solvers.pipeline.claims:claims",
 )
 

@@ -297,11 +297,12 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
     if result.lo > 0 and result.hi / max(result.lo, 1e-300) > 50:
         ax1.set_xscale("log")
         ax1.set_yscale("log")
-    ax1.set_ylabel("optimal cost")
-    ax1.set_title(f"{result.instance}: {result.param} sweep, {len(result.pieces)} pieces"
+    ax1.set_ylabel(getattr(result, "y_label", None) or "optimal cost")
+    runs = "pieces" if result.exact else f"runs of equal solutions over {result.solves} samples"
+    ax1.set_title(f"{result.instance}: optimal cost over {result.param}, {len(result.pieces)} {runs}"
                   + ("" if result.exact else " (sampled)"))
-    ax2.set_ylabel(_size_label(result))
-    ax2.set_xlabel(result.param)
+    ax2.set_ylabel(getattr(result, "size_label", None) or _size_label(result))
+    ax2.set_xlabel(getattr(result, "x_label", None) or result.param)
     from splitopt.instances.io import write_text_atomic
     from splitopt.validation.report import _png
 
@@ -309,6 +310,8 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
 
 
 def _size_of(solution) -> float:
+    if isinstance(solution, dict) and "servers" in solution:
+        return len(solution["servers"])  # pipeline: server blocks
     if isinstance(solution, (list, tuple)) and solution and all(isinstance(s, str) for s in solution):
         return len(solution)        # split: layers on the device
     if isinstance(solution, (list, tuple)):
