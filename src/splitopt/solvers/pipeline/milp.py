@@ -8,7 +8,8 @@ bound (``b`` values whose model is infeasible contribute no bound). A time limit
 (:class:`~splitopt.solvers.deadline.Deadline`) applies to the whole loop, checked once per ``b``;
 each solve gets the time left. When it runs out after a first answer, the best answer so far is
 returned with status ``"time_limit"`` and a bound over every ``b``: the solver's bounds of the ``b``
-solved, and for the ``b`` left the ``revisit`` relaxation bound of
+solved (for a ``b`` whose solve the limit stopped, the larger of the solver's bound and that ``b``'s
+relaxation bound), and for the ``b`` left the ``revisit`` relaxation bound of
 :func:`.shortest_path.relaxation_bound` (two DPs per non-dominated ``b``, computed within
 ``max(1 s, 10 %)`` of the limit after it, else no bound; the per-``b`` statuses are in
 ``info["b_statuses"]``); before a first answer, a time-out (:class:`~splitopt.errors.SolverFailed`
@@ -58,6 +59,7 @@ def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "hig
     bs = instance.allowed_b() if b_values is None else tuple(b_values)
     best, bound, statuses, solves = None, math.inf, set(), 0
     untrusted: list[int] = []
+    weak: list[tuple[int, float]] = []  # (b, solver bound) of the b stopped by the time limit
     left: tuple = ()  # the b not solved when the deadline passed
     for i, b in enumerate(bs):
         if dl.over():  # the b left get the relaxation bound below
@@ -105,20 +107,27 @@ def solve(instance: PipelineInstance, formulation: str = "C", solver: str = "hig
         bb = (res.bound if res.bound is not None else -math.inf) * u
         if res.status == "numerical" or bb > val + 1e-9 * max(1.0, abs(val)):
             untrusted.append(b)  # not a valid bound of this b: none is shown for the loop
-        bound = min(bound, bb)
+        if res.status == "time_limit":
+            weak.append((b, bb))  # raised below by the relaxation bound of this b, if time allows
+        else:
+            bound = min(bound, bb)
         if best is None or val < best[0]:
             best = (val, a, res.objective * u)
     if best is None:
         raise infeasible(instance)
     info = {"formulation": formulation, "solver": solver, "b_solved": solves, "b_total": len(bs),
             "b_statuses": sorted(statuses), "model_objective": best[2]}
-    if left:  # the b not solved: the revisit relaxation bound, if it fits in the tolerance
+    if left or weak:  # the b left, and the b stopped early: the revisit relaxation bound, within the tolerance
         from splitopt.solvers.pipeline.shortest_path import relaxation_bound
 
         extra = Deadline(max(1.0, 0.1 * (time_limit or 0.0)) * 0.5)
-        rb = relaxation_bound(instance, left, extra)
-        info["b_left_bound"] = rb
-        bound = -math.inf if rb is None else min(bound, rb)
+        for b, bb in weak:
+            rb = relaxation_bound(instance, (b,), extra)
+            bound = min(bound, bb if rb is None else max(bb, rb))
+        if left:
+            rb = relaxation_bound(instance, left, extra)
+            info["b_left_bound"] = rb
+            bound = -math.inf if rb is None else min(bound, rb)
     if "time_limit" in statuses:  # the loop was cut short (or a b's solve was)
         status = "time_limit"
     else:
