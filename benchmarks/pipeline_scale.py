@@ -24,7 +24,7 @@ import sys
 CHILD = r"""
 import json, sys, time
 from splitopt.families import solve
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 algo, extra, limit = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
 inst = generate(0, **extra)
 t0 = time.perf_counter()

@@ -30,13 +30,11 @@ from splitopt.instances.pipeline import (
     CLIENT_SPLITS,
     MEMORIES,
     PLACEMENTS,
-    PROFILES,
     RELAYS,
     TOPOLOGIES,
     PipelineInstance,
-    generate,
-    profile_instance,
 )
+from splitopt.instances.pipeline_generate import PROFILES, generate, profile_instance
 from splitopt.models.pipeline import evaluate, parse_assignment
 
 S = "splitopt.solvers.pipeline."

@@ -8,7 +8,7 @@ import pytest
 
 from splitopt.errors import InstanceError
 from splitopt.families import solve
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 
 
 def base(**kw):

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from splitopt.families import solve
-from splitopt.instances.pipeline import PipelineInstance, generate
+from splitopt.instances.pipeline import PipelineInstance
+from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import evaluate
 from splitopt.solvers.pipeline import bruteforce, milp
 

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from splitopt.errors import InstanceError
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import evaluate
 from splitopt.solvers.pipeline import bruteforce
 from splitopt.solvers.pipeline.sweep import _at

@@ -18,7 +18,7 @@ import pytest
 
 from splitopt.errors import SolverFailed
 from splitopt.families import get_family, solve
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import evaluate
 from splitopt.solvers.deadline import Deadline
 from splitopt.solvers.pipeline import bruteforce as bf_mod
