@@ -20,6 +20,12 @@ from splitopt.models.pipeline import Plan, evaluate_plan
 from splitopt.solvers.pipeline.graph import DP, INF, Path, Stopped
 
 
+def _late(dl, T) -> bool:
+    from splitopt.solvers.pipeline.shortest_path import _late as late
+
+    return late(dl, T)
+
+
 def branch_and_bound(instance, T, rev, best, stats, dl, node_limit, lower, stopped):
     """Depth-first branch and bound for ``placement="aggregate"`` (module docstring), starting from
     the ``distinct`` incumbent in ``best``, over the ``b`` in increasing order of their ``revisit``
@@ -31,7 +37,7 @@ def branch_and_bound(instance, T, rev, best, stats, dl, node_limit, lower, stopp
         lb = rev[bb]
         if lb >= inc[0]:
             break
-        if stopped or (inc[2] is not None and dl.over()):  # increasing order: lb covers the rest
+        if stopped or (inc[2] is not None and _late(dl, T)):  # increasing order: lb covers the rest
             stopped = True
             lower = min(lower, lb)
             break

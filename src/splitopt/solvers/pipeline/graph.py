@@ -84,6 +84,8 @@ class Tables:
         need = inst.memory == "resident" or inst.max_submodels is not None
         self.explicit = need if classes is None else classes
         R = I - 1 if inst.max_submodels is None else min(I - 1, inst.max_submodels - 1)
+        if inst.placement == "distinct":  # at most one block per server: at most N server blocks
+            R = min(R, N)
         self.C = R if self.explicit else 1
         # transfers between servers, per cut h (1..I-1): sums and maxima of 1/rate over the hops
         act = np.array(inst.act_bytes, dtype=float)
@@ -151,18 +153,21 @@ class Tables:
         Bk = pi * self.cb + inst.t1_server_s
         a_blk = F + Bk
         b_blk = np.maximum(F, Bk) if stages else a_blk
-        blk_a = np.full((C, N, I + 1, I + 1), INF)
-        blk_b = np.full((C, N, I + 1, I + 1), INF)
-        for c in range(C):
-            if inst.memory == "paper":
-                mem = b * (self.memS + self.memPO)
-            else:
-                r = c + 1 if self.explicit else 1
-                mem = self.memPO + b * self.memS * min(q, r)
-            for n in range(N):
-                ok = self.valid & _fits(mem, self.cap[n])
-                blk_a[c, n] = np.where(ok, a_blk[n], INF)
-                blk_b[c, n] = np.where(ok, b_blk[n], INF)
+        # block memory depends on the class only through min(q, r): one table per distinct value
+        if inst.memory == "paper":
+            eff = [0] * C
+        else:
+            eff = [min(q, c + 1 if self.explicit else 1) for c in range(C)]
+        uniq = sorted(set(eff))
+        ta, tb = [], []
+        for u in uniq:
+            mem = b * (self.memS + self.memPO) if inst.memory == "paper" else self.memPO + b * self.memS * u
+            ok = np.stack([self.valid & _fits(mem, self.cap[n]) for n in range(N)])
+            ta.append(np.where(ok, a_blk, INF))
+            tb.append(np.where(ok, b_blk, INF))
+        pos = np.array([uniq.index(u) for u in eff])
+        blk_a = np.stack(ta)[pos] if len(uniq) > 1 else np.broadcast_to(ta[0], (C, N, I + 1, I + 1)).copy()
+        blk_b = np.stack(tb)[pos] if len(uniq) > 1 else np.broadcast_to(tb[0], (C, N, I + 1, I + 1)).copy()
         tr_a = b * (self.tf_sum + self.tb_sum)
         tr_b = b * (np.maximum(self.tf_max, self.tb_max) if stages else self.tr_max)
         # clients

@@ -49,7 +49,9 @@ limit).
 (phase 1 of :func:`solve`, the same search as for ``revisit``) is a lower bound of both; it is
 ``info["revisit_bound"]`` and the floor of every bound returned. Per ``b`` the bound rises with
 each finished decremental round. A plan with one server block is elementary under every placement:
-it is the first incumbent (found while scoring), so the deadline applies from the start.
+it is the first incumbent (found while scoring); the second is the best plan whose servers follow
+the order of their speeds (the transfer arcs against that order removed: every path is then
+elementary), one threshold search at the most promising ``b``. From then on the deadline applies.
 
 **Joint over b (digest §8.5 (i)).** Every stage time and memory use is non-decreasing in ``b``
 and in each client's load, for a fixed number ``q = ceil(B / b)`` of micro-batches (the
@@ -80,6 +82,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 
 import numpy as np
 
@@ -276,7 +279,7 @@ def relaxation_bound(instance: PipelineInstance, b_values, deadline=None) -> flo
     ``min-sum + xi * min-bottleneck`` of the ``revisit`` relaxation over the non-dominated ones
     (two DPs each; module docstring). ``None`` if ``deadline`` passes first (checked per ``b``);
     ``inf`` if no ``b`` has a feasible path."""
-    T = Tables(instance)
+    T = Tables(instance, classes=False)  # relaxed classes: see _relaxed_tables
     out = INF
     for bb in candidate_bs(instance, b_values):
         if deadline is not None and deadline.over():
@@ -311,15 +314,28 @@ def solve(instance: PipelineInstance, *, order: str = "bisect", b: int | None = 
         raise InstanceError("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
     dl = Deadline(time_limit)
     T = Tables(instance)
+    _exact_weights = T.weights
+
+    def timed_weights(bb):
+        t0 = time.perf_counter()
+        W = _exact_weights(bb)
+        T.weights_seconds = max(getattr(T, "weights_seconds", 0.0), time.perf_counter() - t0)
+        return W
+
+    T.weights = timed_weights
+    # scoring tables: without classes (the resident memory of a block at its smallest, any number
+    # of blocks) every arc of T is kept, so their DPs give lower bounds, at a fraction of the cost
+    Ts = Tables(instance, classes=False) if T.explicit else T
     if restrict is not None:
-        _weights = T.weights
+        for tab in {id(T): T, id(Ts): Ts}.values():
+            _weights = tab.weights
 
-        def weights(bb, _w=_weights):
-            W = _w(bb)
-            restrict(W)
-            return W
+            def weights(bb, _w=_weights):
+                W = _w(bb)
+                restrict(W)
+                return W
 
-        T.weights = weights
+            tab.weights = weights
     bs = candidate_bs(instance, None if b is None else (_check_b(instance, b),))
     stats: dict = {"dps": 0, "critical": 0, "nodes": 0}
     placement = instance.placement
@@ -330,22 +346,32 @@ def solve(instance: PipelineInstance, *, order: str = "bisect", b: int | None = 
 
     scored = []
     unscored = 0  # candidates left without a lower bound when the deadline passed
+    per_b = 0.0  # seconds the last b took to score: a b that cannot end in time is not started
     for i, bb in enumerate(bs):
-        if scored and dl.over():
+        if scored and (dl.over() or (dl.end is not None and dl.remaining() < per_b)):
+            dl.hit = True
             unscored = len(bs) - i
             break
-        W = T.weights(bb)
-        s, m = bounds(T, W)  # two DPs without critical servers: short, the clock is read per b
+        t0 = time.perf_counter()
+        W = Ts.weights(bb)
+        s, m = bounds(Ts, W)  # two DPs without critical servers: short, the clock is read per b
         stats["dps"] += 2
         if math.isfinite(s) and math.isfinite(m):
             scored.append((s + W.xi * m, bb, s, m))
-            _single_block(W, best)
+            if Ts is T:
+                _single_block(W, best)
+        per_b = time.perf_counter() - t0
     if not scored:
         if unscored:
             raise dl.no_answer()
         raise infeasible(instance, None if b is None else bs)
     scored.sort()
     floors = {bb: (s, m) for _lb, bb, s, m in scored}
+    if Ts is not T or placement != "revisit":
+        W0 = T.weights(scored[0][1])
+        _single_block(W0, best)
+        if placement != "revisit" and (best[2] is None or dl.end is None or dl.remaining() > 2 * per_b):
+            _monotone_incumbent(T, W0, best, order, stats, instance, live())
     # phase 1: the revisit optimum over every b (the answer under revisit, a bound otherwise)
     rev = {bb: lb for lb, bb, _s, _m in scored}  # per-b lower bound of the revisit optimum
     rev_path: dict = {}
@@ -362,7 +388,7 @@ def solve(instance: PipelineInstance, *, order: str = "bisect", b: int | None = 
     for lb, bb, s, m in scored:
         if lb >= rev_best[0] or (placement == "revisit" and lb >= best[0]):
             break
-        if best[2] is not None and dl.over():
+        if best[2] is not None and _late(dl, T):
             stopped = True
             break
         searched += 1
@@ -430,6 +456,32 @@ def solve(instance: PipelineInstance, *, order: str = "bisect", b: int | None = 
                       bound=bound if math.isfinite(bound) else None, info=info)
 
 
+def _monotone_incumbent(T: Tables, W: Weights, best, order, stats, instance, deadline) -> None:
+    """Incumbent: the best plan whose servers follow a fixed order (fastest first, by
+    ``server_flops``), found by the threshold search with the transfer arcs against that order
+    removed: every path of that DAG is elementary, so it is feasible under every placement."""
+    rank = np.argsort(np.argsort(-np.asarray(instance.server_flops, dtype=float), kind="stable"))
+    back = rank[None, :] <= rank[:, None]  # [n, n']: n' not after n in the order
+    tr_a = np.where(back[None], INF, W.tr_a)
+    tr_b = np.where(back[None], INF, W.tr_b)
+    Wm = Weights(W.b, W.xi, W.blk_a, W.blk_b, tr_a, tr_b, W.cl_a, W.cl_b)
+    val, P, _rest = threshold_search(T, Wm, best[0], order=order, stats=stats, deadline=deadline)
+    if P is not None and val < best[0]:
+        best[:] = [val, W.b, P]
+
+
+def _late(dl, T: Tables) -> bool:
+    """The deadline has passed, or what is left of it is shorter than building one ``b``'s arc
+    weights took (an atomic step of seconds on large instances: not started if it cannot end in
+    time); the second case marks the deadline as hit."""
+    if dl.over():
+        return True
+    if dl.end is not None and dl.remaining() < getattr(T, "weights_seconds", 0.0):
+        dl.hit = True
+        return True
+    return False
+
+
 def _single_block(W: Weights, best) -> None:
     """Incumbent: the best plan with one server block (elementary under every placement)."""
     a = W.cl_a[0, :, :] + W.blk_a[0, :, :, -1].T  # [cut, server]
@@ -469,7 +521,7 @@ def _distinct_all(T, rev, rev_path, floors, best, order, max_critical, stats, dl
         if lbb >= best[0]:
             done.add(bb)
             continue
-        if best[2] is not None and dl.over():
+        if best[2] is not None and _late(dl, T):
             return unfinished(), True
         W = T.weights(bb)
         P0 = rev_path.get(bb)
