@@ -59,3 +59,21 @@ def test_bound_is_never_weakened(monkeypatch):
                         lambda instance, **kw: AlgoResult(sp.assignment, status="numerical", bound=None))
     res = auto.solve(inst)
     assert res.status == "feasible" and close(res.bound, 0.9 * opt)
+
+
+def test_large_instances_skip_the_milp(monkeypatch):
+    """Rule 2: above MILP_MAX_SIZE the search gets the whole limit and the MILP is not run."""
+    inst = small(0, "distinct", b=None)
+    monkeypatch.setattr(auto, "MILP_MAX_SIZE", 0)
+    seen = {}
+    real = shortest_path.solve
+
+    def stub(instance, **kw):
+        seen.update(kw)
+        sp = real(instance, b=instance.allowed_b()[0])
+        return AlgoResult(sp.assignment, status="feasible", bound=0.0)
+
+    monkeypatch.setattr(auto.shortest_path, "solve", stub)
+    monkeypatch.setattr(auto.milp, "solve_best", lambda *a, **k: pytest.fail("the MILP ran"))
+    res = auto.solve(inst, time_limit=5.0)
+    assert seen["time_limit"] == 5.0 and [m["method"] for m in res.info["methods"]] == ["shortest_path"]
