@@ -36,10 +36,23 @@ def build_deadline(deadline):
     :meth:`~splitopt.solvers.deadline.Deadline.no_answer` once it has passed (issue 21: a time
     limit holds in the model build too; one Formulation A at I = 100, N = 50 takes minutes)."""
     tok = _BUILD_DEADLINE.set(deadline)
+    _TICKS[0] = 0  # the clock is read at the same points of every build (deterministic tests)
     try:
         yield
     finally:
         _BUILD_DEADLINE.reset(tok)
+
+
+_TICKS = [0]
+
+
+def _tick() -> None:
+    """Check the build deadline every 4,000 calls (hot loops that build expressions, not rows)."""
+    _TICKS[0] += 1
+    if _TICKS[0] % 4000 == 0:
+        dl = _BUILD_DEADLINE.get()
+        if dl is not None and dl.over():
+            raise dl.no_answer(" (while building the model)")
 
 
 def _rows(pyo):
@@ -134,6 +147,7 @@ class _Lin:
         self.const = const
 
     def add(self, c: float, v) -> None:
+        _tick()
         if c != 0:
             self.terms.append((c, v))
 
@@ -143,6 +157,7 @@ class _Lin:
         return self
 
     def expr(self, unit: float):
+        _tick()
         return sum(c / unit * v for c, v in self.terms) + self.const / unit
 
 
@@ -186,6 +201,7 @@ def _finish(m, instance: PipelineInstance, co: Coefficients, stages: list, clien
 
 def _hop_terms(instance, i: int, samples: float, hops):
     """``[((x, y), CF, CB)]`` of the cut after layer ``i`` over ``hops`` with ``samples`` samples."""
+    _tick()
     a, g = instance.act_bytes[i] * samples, instance.grad_bytes[i] * samples
     return [((x, y), a / instance.rates[x][y], g / instance.rates[y][x]) for x, y in hops]
 
