@@ -49,10 +49,11 @@ HANDOVER_SHARE = 0.7
 
 
 def _solver_time(dl: Deadline, build_seconds: float) -> float | None:
-    """The solver's time limit: what is left of ``dl`` minus the expected hand-over time."""
+    """The solver's time limit: what is left of ``dl`` minus the expected hand-over time and 5 % of
+    the limit kept for reading the solution back and bounding the ``b`` left."""
     if dl.end is None:
         return dl.remaining()
-    return max(dl.remaining() - HANDOVER_SHARE * build_seconds, MIN_REMAINING)
+    return max(dl.remaining() - HANDOVER_SHARE * build_seconds - 0.05 * dl.limit, MIN_REMAINING)
 
 
 def _options(model, solver: str):
