@@ -18,7 +18,7 @@ from splitopt.models.pipeline import (
     transfer_times,
     xi,
 )
-from splitopt.models.pipeline_milp_common import _require_paper_memory, _rows
+from splitopt.models.pipeline_milp_common import _require_paper_memory, _rows, _tick
 
 
 # ---------------------------------------------------------------------- Formulation B (arc flow)
@@ -75,6 +75,7 @@ def dag(instance: PipelineInstance, b: int) -> list[Arc]:
             for e2 in range(e + 1, I + 1):
                 if not fits[n2, e, e2]:
                     continue
+                _tick()
                 F, B = server_times(instance, b, n2, e, e2)
                 a = max(Fc) + max(Bc) + sum(cf + cb for cf, cb in hop_t) + F + B
                 if res:
@@ -95,6 +96,7 @@ def dag(instance: PipelineInstance, b: int) -> list[Arc]:
                         for e2 in range(e + 1, I + 1):
                             if not fits[n2, e, e2]:
                                 continue
+                            _tick()
                             F, B = server_times(instance, b, n2, e, e2)
                             a = sum(cf + cb for _h, cf, cb in hops) + F + B
                             if res:
