@@ -29,6 +29,7 @@ test-slow: $(BIN)/.installed
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/split.py
 	$(BIN)/python benchmarks/record.py grouping benchmarks/grouping.py
+	$(BIN)/python benchmarks/record.py grouping_scale benchmarks/grouping_scale.py
 	$(BIN)/python benchmarks/record.py runner benchmarks/runner.py
 	$(BIN)/python benchmarks/record.py graph_io benchmarks/graph_io.py
 	$(BIN)/python benchmarks/record.py sweep benchmarks/sweep.py
@@ -37,6 +38,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py throughput_scale benchmarks/throughput_scale.py
 	$(BIN)/python benchmarks/record.py pipeline benchmarks/pipeline.py
 	$(BIN)/python benchmarks/record.py pipeline_time_limits benchmarks/pipeline_time_limits.py
+	$(BIN)/python benchmarks/record.py pipeline_scale benchmarks/pipeline_scale.py
 	$(BIN)/python benchmarks/record.py wide_range benchmarks/wide_range.py
 	$(BIN)/python benchmarks/record.py split_chain_limits benchmarks/split_chain_limits.py 60
 

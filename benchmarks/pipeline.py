@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 
 from splitopt.errors import InfeasibleSolution, InstanceError
-from splitopt.instances.pipeline import generate, profile_instance
+from splitopt.instances.pipeline_generate import generate, profile_instance
 from splitopt.models.pipeline import evaluate
 from splitopt.solvers.pipeline import baselines, milp, paper, shortest_path
 

@@ -38,7 +38,7 @@ ONLY = {"aggregate": ("shortest_path", "shortest_path_ascending", "rc_op", "rp_o
 CHILD = r"""
 import json, sys, time
 from splitopt.families import get_family, solve
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 algo, extra, limit = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 a = get_family("pipeline").algorithm(algo)
 opts = {"time_limit": float(limit)} if limit != "none" and a.option("time_limit") else {}

@@ -4,7 +4,7 @@ import json
 
 from splitopt.cli import main
 from splitopt.instances import io
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import evaluate
 from splitopt.solvers.pipeline.bruteforce import bruteforce
 
@@ -45,7 +45,7 @@ def test_bad_input_exits_2(tmp_path, capsys):
 def test_instance_name_has_one_suffix(tmp_path, capsys):
     """The name is the spec plus one ``-M..-N..-s..`` suffix (it was once appended twice for graphs,
     ``vgg16-cifar-M5-N10-s0-M5-N10-s0``), for a named profile and for a zoo graph."""
-    from splitopt.instances.pipeline import profile_instance
+    from splitopt.instances.pipeline_generate import profile_instance
 
     for spec in ("vgg16-cifar", "tinyllama", "alexnet"):
         f = tmp_path / f"{spec}.json"

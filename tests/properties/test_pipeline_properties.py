@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from splitopt.errors import InfeasibleSolution
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import evaluate
 from splitopt.solvers.pipeline.bruteforce import bruteforce
 

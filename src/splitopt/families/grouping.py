@@ -120,6 +120,10 @@ def override(instance: GroupingInstance, args) -> GroupingInstance:
 _MILP_OPTIONS = SOLVER_OPTIONS
 
 ALGORITHMS = {a.name: a for a in (
+    Algorithm("auto", G + "auto:solve", "exact",
+              "default: the fastest exact method for the instance's shape (rule in solvers/grouping/auto.py)"),
+    Algorithm("threshold", G + "threshold:solve", "exact",
+              "bisection / branch and bound over the threshold with O(k n log n) window DPs; all objectives"),
     Algorithm("dp", G + "dp:solve", "exact",
               "threshold enumeration + vectorised min-sum DP (digest §5.3 method 4); all objectives"),
     Algorithm("linear_partition", G + "linear_partition:solve_dp", "exact",
@@ -147,7 +151,7 @@ FAMILY = Family(
     instance_type=GroupingInstance,
     evaluate=evaluate,
     algorithms=ALGORITHMS,
-    default_algorithm="dp",
+    default_algorithm="auto",
     reference_algorithm="milp_interval",
     relaxations=("lp_compact", "lp_interval"),
     describe=describe,

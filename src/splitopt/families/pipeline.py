@@ -30,13 +30,11 @@ from splitopt.instances.pipeline import (
     CLIENT_SPLITS,
     MEMORIES,
     PLACEMENTS,
-    PROFILES,
     RELAYS,
     TOPOLOGIES,
     PipelineInstance,
-    generate,
-    profile_instance,
 )
+from splitopt.instances.pipeline_generate import PROFILES, generate, profile_instance
 from splitopt.models.pipeline import evaluate, parse_assignment
 
 S = "splitopt.solvers.pipeline."
@@ -133,9 +131,9 @@ SOLVE_ARGUMENTS = (
 override = field_overrides(SOLVE_ARGUMENTS)  # --placement / --bottleneck replace the instance's
 
 
-_ORDER = Option("order", str, "descending",
-                "threshold order of the bottleneck-aware search: descending (path-skip, default) or ascending "
-                "(digest §3.5); both exact")
+_ORDER = Option("order", str, "bisect",
+                "threshold order of the bottleneck-aware search: bisect (best-first bisection, default), "
+                "descending (path-skip) or ascending (digest §3.5); all exact")
 _MAX_CRITICAL = Option("max_critical", int, 12,
                        "distinct: largest set of servers whose reuse the DP tracks (2^k states); beyond it the "
                        "answer is the best distinct plan with a proven bound")
@@ -146,6 +144,9 @@ _SP = (_ORDER, _MAX_CRITICAL, TIME_LIMIT, NODE_LIMIT)
 _MILP = SOLVER_OPTIONS + (MIP_GAP,)
 
 ALGORITHMS = {a.name: a for a in (
+    Algorithm("auto", S + "auto:solve", "exact",
+              "default: the exact search, then the MILP of the placement with the time left when the search "
+              "cannot finish; best plan, strongest bound (rule in solvers/pipeline/auto.py)", options=(TIME_LIMIT,)),
     Algorithm("shortest_path", S + "shortest_path:solve", "exact",
               "corrected bottleneck-aware shortest path, joint over b (distinct: state-space relaxation; "
               "aggregate: branch and bound)", options=_SP),
@@ -202,7 +203,7 @@ FAMILY = Family(
     instance_type=PipelineInstance,
     evaluate=evaluate,
     algorithms=ALGORITHMS,
-    default_algorithm="shortest_path",
+    default_algorithm="auto",
     reference_algorithm="milp",
     relaxations=("lp_rlt", "lp_plain"),
     describe=describe,
@@ -217,6 +218,7 @@ FAMILY = Family(
     make=make,
     solve_arguments=SOLVE_ARGUMENTS,
     override=override,
+    sweep="splitopt.solvers.pipeline.sweep:sweep",
     claims="splitopt.solvers.pipeline.claims:claims",
 )
 

@@ -297,13 +297,13 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
     if result.lo > 0 and result.hi / max(result.lo, 1e-300) > 50:
         ax1.set_xscale("log")
         ax1.set_yscale("log")
-    # a family may name the cost and the parameter with their units (cost_label, param_label attributes)
-    ax1.set_ylabel(getattr(result, "cost_label", None) or "optimal cost")
-    ax1.set_title(f"{result.instance}: {result.param} sweep, {len(result.pieces)} pieces" if result.exact else
-                  f"{result.instance}: {result.param} sweep, {len(result.pieces)} optimal solution(s) over "
-                  f"{result.solves} samples (sampled)")
-    ax2.set_ylabel(_size_label(result))
-    ax2.set_xlabel(getattr(result, "param_label", None) or result.param)
+    # a family may name the cost, the parameter and the size with their units
+    ax1.set_ylabel(getattr(result, "cost_label", None) or getattr(result, "y_label", None) or "optimal cost")
+    runs = "pieces" if result.exact else f"runs of equal solutions over {result.solves} samples"
+    ax1.set_title(f"{result.instance}: optimal cost over {result.param}, {len(result.pieces)} {runs}"
+                  + ("" if result.exact else " (sampled)"))
+    ax2.set_ylabel(getattr(result, "size_label", None) or _size_label(result))
+    ax2.set_xlabel(getattr(result, "param_label", None) or getattr(result, "x_label", None) or result.param)
     from splitopt.instances.io import write_text_atomic
     from splitopt.validation.report import _png
 
@@ -313,6 +313,8 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
 def _size_of(solution, family: str = "") -> float:
     if family == "throughput" and isinstance(solution, (list, tuple)):
         return len(set(solution))   # throughput: nodes used
+    if isinstance(solution, dict) and "servers" in solution:
+        return len(solution["servers"])  # pipeline: server blocks
     if isinstance(solution, (list, tuple)) and solution and all(isinstance(s, str) for s in solution):
         return len(solution)        # split: layers on the device
     if isinstance(solution, (list, tuple)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import evaluate
 
 

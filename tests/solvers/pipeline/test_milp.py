@@ -6,7 +6,7 @@ definitions imply (revisit <= aggregate <= distinct)."""
 import pytest
 
 from splitopt.families import solve
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import evaluate
 from splitopt.solvers.pipeline import milp
 from splitopt.solvers.pipeline.bruteforce import bruteforce
@@ -124,7 +124,7 @@ def test_vgg16_formulation_c_is_well_scaled():
     """VGG-16's fc3 (1e4 FLOP) made per-layer coefficients span 4e10, so HiGHS's optimum was reported
     as ``numerical``; with block (prefix-sum) coefficients C is within the trusted range and its
     optimum, proven, equals brute force at that b."""
-    from splitopt.instances.pipeline import profile_instance
+    from splitopt.instances.pipeline_generate import profile_instance
     from splitopt.models.pipeline_milp import build_c
     from splitopt.solvers.exact.highs import TRUSTED_RANGE, HighsMatrix
 
@@ -144,7 +144,7 @@ def test_vgg16_formulation_a_is_well_scaled(placement):
     ``numerical``); with prefix-sum block coefficients on (submodel, server) start/end indicators it
     is within the trusted range, proven optimal, and equals the exact search (an independent
     combinatorial algorithm)."""
-    from splitopt.instances.pipeline import profile_instance
+    from splitopt.instances.pipeline_generate import profile_instance
     from splitopt.models.pipeline_milp import build_a
     from splitopt.solvers.exact.highs import TRUSTED_RANGE, HighsMatrix
     from splitopt.solvers.pipeline import shortest_path
@@ -209,7 +209,7 @@ def test_resident_memory_solve_best_uses_a():
 def test_vgg16_joint_milp_is_well_scaled():
     """The joint MILP over b spanned 1.8e9 on VGG-16 (status ``numerical``); with the prefix-sum
     block coefficients of Formulation C it is trusted and equals the exact search over the same b."""
-    from splitopt.instances.pipeline import profile_instance
+    from splitopt.instances.pipeline_generate import profile_instance
     from splitopt.models.pipeline_milp import build_joint_c
     from splitopt.solvers.exact.highs import TRUSTED_RANGE, HighsMatrix
     from splitopt.solvers.pipeline import shortest_path

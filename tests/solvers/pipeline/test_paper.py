@@ -12,7 +12,7 @@ import math
 import pytest
 
 from splitopt.errors import InfeasibleSolution
-from splitopt.instances.pipeline import generate
+from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import block_memory, client_memory, client_times, server_times, transfer_times, xi
 from splitopt.solvers.pipeline import paper, shortest_path
 from splitopt.solvers.pipeline.bruteforce import bruteforce

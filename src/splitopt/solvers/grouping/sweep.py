@@ -6,7 +6,7 @@
 ``R`` (slope 0). The optimum over groupings is therefore a minimum of affine functions of ``R``,
 concave, and :func:`splitopt.validation.sweep.integer_envelope` finds every piece over the integers
 ``lo..hi`` exactly (Eisner-Severance, probing the two integers around each intersection), solving each
-probe with the exact ``dp`` algorithm. The line of a grouping is read off the family evaluator at
+probe with the exact default ``auto``. The line of a grouping is read off the family evaluator at
 ``R = 1`` and ``R = 2``, and checked against the evaluator at both ends of each piece.
 
 ``bandwidth_bytes_per_s``: a group's stage time ``w_i = T_i + D_i / bandwidth`` is affine in the
@@ -34,7 +34,7 @@ PARAMS = {
 def _solve(inst: GroupingInstance) -> tuple[int, ...]:
     from splitopt.families import solve
 
-    return tuple(solve(inst, "dp").assignment)
+    return tuple(solve(inst, "auto").assignment)
 
 
 def sweep(instance: GroupingInstance, param: str, lo: float, hi: float, *, samples: int = 50,
@@ -75,7 +75,7 @@ def sweep(instance: GroupingInstance, param: str, lo: float, hi: float, *, sampl
             pieces.append(Piece(float(a), float(b), list(key), ia, ib, c_lo, c_hi, f"{len(key)} groups {list(key)}"))
         return SweepResult(family="grouping", instance=instance.name, param=param, lo=lo, hi=hi, transform="p",
                            exact=True, pieces=pieces, solves=solves, seconds=time.perf_counter() - t0,
-                           method="Eisner-Severance over the integers R with the exact dp",
+                           method="Eisner-Severance over the integers R with the exact auto",
                            notes=["pieces are integer ranges of R: 'from' and 'to' are both included"])
     samples = max(2, int(samples))
     values = log_samples(lo, hi, samples)

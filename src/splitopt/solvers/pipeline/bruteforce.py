@@ -19,6 +19,7 @@ from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import Plan, evaluate_plan, make_assignment
 from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.pipeline.diagnose import infeasible
 
 MAX_LEAVES = 2_000_000
 
@@ -96,7 +97,7 @@ def solve(instance: PipelineInstance, *, b: int | None = None, max_leaves: int =
     if best is None:
         if stopped:
             raise dl.no_answer(f" (brute force, {leaves:,} of {n:,} assignments enumerated)")
-        raise InstanceError("instance", "no feasible assignment (memory, topology or micro-batch sizes)")
+        raise infeasible(instance)
     p = best[1]
     return AlgoResult(make_assignment(instance, p.b, p.cuts, p.servers), status="time_limit" if stopped else "ok",
                       bound=None, info={"b_done": done, "b_total": len(bs), "leaves": leaves})

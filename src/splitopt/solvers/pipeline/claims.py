@@ -65,7 +65,7 @@ def claim_count() -> Finding:
     B, I, N = 256, 16, 5
     paper = paper_count(B, I, N)
     dist, rev = true_count(B, I, N, "distinct"), true_count(B, I, N, "revisit")
-    from splitopt.instances.pipeline import profile_instance
+    from splitopt.instances.pipeline_generate import profile_instance
     from splitopt.solvers.pipeline.shortest_path import candidate_bs
 
     nb = len(candidate_bs(profile_instance("vgg16-cifar", n_clients=5, n_servers=N, seed=0, batch=B)))
@@ -79,7 +79,7 @@ def claim_count() -> Finding:
 # ---------------------------------------------------------------------- Algorithm 1 as printed
 def small_instance(seed: int):
     """The digest-§8.7-like instance of ``001-alg1`` number ``seed``."""
-    from splitopt.instances.pipeline import generate
+    from splitopt.instances.pipeline_generate import generate
 
     return generate(seed, n_layers=5 + seed % 2, n_servers=3, n_clients=2, b=20, batch=512, placement="revisit")
 
@@ -130,7 +130,7 @@ def claim_alg1(n: int = 40) -> Finding:
 
 # ---------------------------------------------------------------------- VGG-16 sweep (BCD, No Pipeline)
 def vgg_instance(N: int, seed: int = 0):
-    from splitopt.instances.pipeline import profile_instance
+    from splitopt.instances.pipeline_generate import profile_instance
 
     return profile_instance("vgg16-cifar", n_clients=5, n_servers=N, seed=seed)
 
@@ -159,7 +159,7 @@ def vgg_point(N: int, seed: int = 0, bcd: bool = True) -> dict:
 
 def synthetic_bcd(n: int = 8) -> list[dict]:
     """BCD as printed on the digest's 8 synthetic instances (§4.3; ``I = 6``, ``N = 3``, ``M = 2``, ``B = 512``)."""
-    from splitopt.instances.pipeline import generate
+    from splitopt.instances.pipeline_generate import generate
     from splitopt.models.pipeline import evaluate
     from splitopt.solvers.pipeline import paper, shortest_path
 

@@ -32,7 +32,8 @@ end, inclusive (the chain position counted from the end is what the ``resident``
 the arc weights of one ``b`` (every stage time is affine in ``b``, in the client loads and in
 ``max(b - threshold, 0)``). :func:`dp` is the backward topological DP (``O(V + A)`` numpy work per
 call, no Dijkstra needed: digest §7.2 #6), with an optional *critical set* of servers whose reuse
-it forbids (decremental state-space relaxation, see :mod:`.shortest_path`).
+it forbids (decremental state-space relaxation, see :mod:`.shortest_path`), and an optional
+deadline checked once per layer (:class:`Stopped`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import MEM_TOL, xi
 
 INF = np.inf
+
+
+class Stopped(Exception):
+    """Raised inside :class:`DP` when its ``deadline`` has passed (the DP's tables are then unusable)."""
 
 
 def _fits(use, cap):
@@ -79,6 +84,8 @@ class Tables:
         need = inst.memory == "resident" or inst.max_submodels is not None
         self.explicit = need if classes is None else classes
         R = I - 1 if inst.max_submodels is None else min(I - 1, inst.max_submodels - 1)
+        if inst.placement == "distinct":  # at most one block per server: at most N server blocks
+            R = min(R, N)
         self.C = R if self.explicit else 1
         # transfers between servers, per cut h (1..I-1): sums and maxima of 1/rate over the hops
         act = np.array(inst.act_bytes, dtype=float)
@@ -146,18 +153,21 @@ class Tables:
         Bk = pi * self.cb + inst.t1_server_s
         a_blk = F + Bk
         b_blk = np.maximum(F, Bk) if stages else a_blk
-        blk_a = np.full((C, N, I + 1, I + 1), INF)
-        blk_b = np.full((C, N, I + 1, I + 1), INF)
-        for c in range(C):
-            if inst.memory == "paper":
-                mem = b * (self.memS + self.memPO)
-            else:
-                r = c + 1 if self.explicit else 1
-                mem = self.memPO + b * self.memS * min(q, r)
-            for n in range(N):
-                ok = self.valid & _fits(mem, self.cap[n])
-                blk_a[c, n] = np.where(ok, a_blk[n], INF)
-                blk_b[c, n] = np.where(ok, b_blk[n], INF)
+        # block memory depends on the class only through min(q, r): one table per distinct value
+        if inst.memory == "paper":
+            eff = [0] * C
+        else:
+            eff = [min(q, c + 1 if self.explicit else 1) for c in range(C)]
+        uniq = sorted(set(eff))
+        ta, tb = [], []
+        for u in uniq:
+            mem = b * (self.memS + self.memPO) if inst.memory == "paper" else self.memPO + b * self.memS * u
+            ok = np.stack([self.valid & _fits(mem, self.cap[n]) for n in range(N)])
+            ta.append(np.where(ok, a_blk, INF))
+            tb.append(np.where(ok, b_blk, INF))
+        pos = np.array([uniq.index(u) for u in eff])
+        blk_a = np.stack(ta)[pos] if len(uniq) > 1 else np.broadcast_to(ta[0], (C, N, I + 1, I + 1)).copy()
+        blk_b = np.stack(tb)[pos] if len(uniq) > 1 else np.broadcast_to(tb[0], (C, N, I + 1, I + 1)).copy()
         tr_a = b * (self.tf_sum + self.tb_sum)
         tr_b = b * (np.maximum(self.tf_max, self.tb_max) if stages else self.tr_max)
         # clients
@@ -248,7 +258,8 @@ class DP:
     ``"max"``: bottleneck path), forbidding the reuse of the servers in ``critical`` (the state then
     carries the set of critical servers already used)."""
 
-    def __init__(self, tables: Tables, blk, tr, cl, *, op: str = "sum", critical: tuple[int, ...] = ()):
+    def __init__(self, tables: Tables, blk, tr, cl, *, op: str = "sum", critical: tuple[int, ...] = (),
+                 deadline=None):
         self.t = tables
         self.blk, self.tr, self.cl = blk, tr, cl
         self.op = np.add if op == "sum" else np.maximum
@@ -270,6 +281,8 @@ class DP:
         nx = np.where(nxt_ok, self.nxt, 0)
         arN = np.arange(N)
         for h in range(I - 1, 0, -1):
+            if deadline is not None and deadline.over():  # one DP can take seconds (2^|critical| states)
+                raise Stopped
             # U[s, c, n, h]: server n starts a block at h
             best = np.where(self.term[None, :, None], blk[None, :, :, h, I], INF)
             best = np.broadcast_to(best, (nS, C, N))
