@@ -106,7 +106,7 @@ def relaxed_cost(instance: SplitInstance, assignment) -> float:
 
 
 # ---------------------------------------------------------------------- MILP
-def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = True):
+def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = True, deadline=None):
     """Digest 002 §8.2 per-tensor MILP, generalised to training costs (digest 000 §2.4).
 
     Variables: ``x[v]`` = 1 iff layer ``v`` runs on the server, ``d[v] = 1 - x[v]`` (row ``side``);
@@ -119,22 +119,35 @@ def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = Tr
 
         sum_v dev_v d_v + srv_v x_v + sum_t w_t y_t + w_in y_in
 
+    ``deadline`` (a :class:`~splitopt.solvers.deadline.Deadline`) is looked at between the
+    ``define_*`` steps and every 4,096 rows; once it has passed the build stops with its
+    :meth:`~splitopt.solvers.deadline.Deadline.no_answer` error (a 100,000-layer model takes seconds
+    to build, issue 21).
+
     (every coefficient an input number, unrounded), which equals :func:`evaluate` at every feasible integral point with optimal ``y``. The matrix is
     totally unimodular (digest 002 §8.3, Ghouila-Houri; the ``side`` rows only substitute ``d``), so
     the LP relaxation is integral.
     """
     import pyomo.environ as pyo
 
+    def check():
+        if deadline is not None and deadline.over():
+            raise deadline.no_answer(f" (building the MILP of {len(instance.graph)} layers)")
+
     m = pyo.ConcreteModel(name=f"split[{instance.name}]")
     tensors = [t for t in instance.costs.tensors if t[2] > 0.0]
     define_variables(m, instance, tensors)
+    check()
     define_side_rows(m)
-    define_upload_rows(m, tensors)
-    define_closure_rows(m, instance, active=closure)
+    check()
+    define_upload_rows(m, tensors, check)
+    define_closure_rows(m, instance, active=closure, check=check)
     define_input_rows(m, instance)
     if pins:
         define_pins(m, instance)
+    check()
     define_objective(m, instance, tensors)
+    check()
     m._split_layer_names = instance.graph.names
     return m
 
@@ -162,25 +175,31 @@ def define_side_rows(m) -> None:
     m.side = pyo.Constraint(m.L, rule=lambda m, v: m.x[v] + m.d[v] == 1)
 
 
-def define_upload_rows(m, tensors) -> None:
-    """``x[w] - x[p] - y[k] <= 0`` for each consumer ``w`` of tensor ``k`` (producer ``p``)."""
+def define_upload_rows(m, tensors, check=None) -> None:
+    """``x[w] - x[p] - y[k] <= 0`` for each consumer ``w`` of tensor ``k`` (producer ``p``);
+    ``check()`` is called every 4,096 tensors."""
     import pyomo.environ as pyo
 
     m.upload = pyo.ConstraintList()
     for k, (p, cons, _w, _b) in enumerate(tensors):
         for w in cons:
             m.upload.add(m.x[w] - m.x[p] - m.y[k] <= 0)
+        if check is not None and k % 4096 == 4095:
+            check()
 
 
-def define_closure_rows(m, instance: SplitInstance, active: bool = True) -> None:
+def define_closure_rows(m, instance: SplitInstance, active: bool = True, check=None) -> None:
     """``x[u] - x[w] <= 0`` for each graph edge ``u -> w``: no server -> device flow (digest 000
-    E4, digest 002 §2.6). ``active=False`` leaves the list empty (the paper-literal graph)."""
+    E4, digest 002 §2.6). ``active=False`` leaves the list empty (the paper-literal graph).
+    ``check()`` is called every 4,096 edges."""
     import pyomo.environ as pyo
 
     m.closure = pyo.ConstraintList()
     if active:
-        for u, w in instance.graph.edge_pairs:
+        for i, (u, w) in enumerate(instance.graph.edge_pairs):
             m.closure.add(m.x[u] - m.x[w] <= 0)
+            if check is not None and i % 4096 == 4095:
+                check()
 
 
 def define_input_rows(m, instance: SplitInstance) -> None:
