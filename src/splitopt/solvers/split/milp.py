@@ -24,6 +24,8 @@ from splitopt.instances.split import SplitInstance
 from splitopt.models.split import assignment_from_model, build_milp, evaluate
 
 CERT_REL = 1e-9
+#: the compilation for HiGHS takes up to this share of the build time (measured up to 100,000 layers: 0.4-1.0)
+COMPILE_SHARE = 1.0
 
 
 def certified_bound(model, target: float | None = None, rounds: int = 4,
@@ -160,8 +162,11 @@ def _solve_formulation(instance: SplitInstance, *, relax: bool, solver: str = "h
             raise
         return stopped("while building the model")
     build_s = time.perf_counter() - t0
-    if dl.over():
-        return stopped("after building the model")
+    # Pyomo's compilation of the model for HiGHS cannot be stopped and takes about half as long as
+    # the build (100,000-layer DAG: build 17.8 s, compile 7.6 s; 20,000-layer chain: 1.0 s each): not started
+    # without that much time left
+    if dl.over() or (time_limit is not None and dl.remaining() < COMPILE_SHARE * build_s):
+        return stopped("after building the model (no time left to compile it)")
     res = exact.solve(model, solver, time_limit=dl.remaining(), mip_gap=mip_gap, relax=relax, tee=tee)
     if not res.has_solution:
         if res.status == "time_limit" or dl.over():
