@@ -283,7 +283,10 @@ def test_solve_without_solution_in_time_limit_exits_2(tmp_path, capsys, monkeypa
     # the solver stops without one (issue 21: an anytime answer)
     from splitopt.instances import io
     from splitopt.models.split import evaluate
+    from splitopt.solvers.exact import highs
 
+    monkeypatch.setattr(highs.HighsMatrix, "solve", lambda self, isolate=False: highs.MatrixResult(
+        "time_limit", "maxTimeLimit", None, None, None))  # split's HiGHS path builds no Pyomo model
     inst = io.load(s)
     for algo in ("milp", "lp"):
         code, out, err = run(capsys, "solve", str(s), "-a", algo, "--time-limit", "0.5", "--json")
@@ -307,6 +310,10 @@ def test_harness_records_solver_time_out_as_timeout(monkeypatch):
                                  bound=None, gap=None, seconds=0.0)
 
     monkeypatch.setattr(exact, "solve", no_solution)
+    from splitopt.solvers.exact import highs
+
+    monkeypatch.setattr(highs.HighsMatrix, "solve", lambda self, isolate=False: highs.MatrixResult(
+        "time_limit", "maxTimeLimit", None, None, None))  # split's HiGHS path builds no Pyomo model
     harness.clear_cache()
     try:
         rows = {r["algorithm"]: r for r in harness.validate_instance(generate(3, n=6), ["mincut"], time_limit=1.0)}

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from splitopt.errors import SolverFailed
 from splitopt.families import NUMERICAL, AlgoResult, cost_scale
 from splitopt.instances.split import SplitInstance
-from splitopt.models.split import assignment_from_model, build_milp, evaluate
+from splitopt.models.split import MilpArrays, assignment_from_model, build_milp, evaluate, milp_arrays
 
 CERT_REL = 1e-9
 #: the compilation for HiGHS takes up to this share of the build time (measured up to 100,000 layers: 0.4-1.0)
@@ -30,7 +32,8 @@ COMPILE_SHARE = 1.0
 
 def certified_bound(model, target: float | None = None, rounds: int = 4,
                     time_limit: float | None = None) -> float | None:
-    """Proven lower bound on every split of ``model`` (a :func:`build_milp` model): the exact
+    """Proven lower bound on every split of ``model`` (a :func:`build_milp` model or its
+    :func:`~splitopt.models.split.milp_arrays`): the exact
     Lagrangian bound at duals of its LP relaxation solved by HiGHS; ``None`` if HiGHS is not
     installed or returns no duals.
 
@@ -60,7 +63,10 @@ def certified_bound(model, target: float | None = None, rounds: int = 4,
     from splitopt.solvers.exact.highs_isolated import ISOLATE_ABOVE
 
     try:
-        hm = HighsMatrix.from_pyomo(model, relax=True, options=tight, time_limit=left())
+        if isinstance(model, MilpArrays):
+            hm = model.matrix(relax=True, options=tight, time_limit=left())
+        else:
+            hm = HighsMatrix.from_pyomo(model, relax=True, options=tight, time_limit=left())
     except (InfeasibleModel, ValueError):
         return None
     if deadline is not None:
@@ -150,6 +156,8 @@ def _solve_formulation(instance: SplitInstance, *, relax: bool, solver: str = "h
     t0 = time.perf_counter()
     # the answer of a run stopped early, ready before anything can be stopped (O(L))
     start = start_split(instance)[0] if time_limit is not None else None
+    if solver == "highs":
+        return _solve_arrays(instance, relax=relax, dl=dl, mip_gap=mip_gap, tee=tee, start=start)
 
     def stopped(why: str, bound: float | None = None) -> AlgoResult:
         names = start if start is not None else start_split(instance)[0]
@@ -191,6 +199,52 @@ def _solve_formulation(instance: SplitInstance, *, relax: bool, solver: str = "h
     if left is not None and (dl.over() or left < build_s):
         left = 0.0
     status, bound, cert = _certify(instance, model, assignment, res.status, res.bound, time_limit=left)
+    return AlgoResult(assignment, status=status, bound=bound, info={**info, **cert})
+
+
+def _stopped(instance: SplitInstance, start, why: str, solver: str = "highs") -> AlgoResult:
+    names = start if start is not None else start_split(instance)[0]
+    return AlgoResult(names, status="time_limit", bound=trivial_bound(instance),
+                      info={"solver": solver, "stopped": why, "incumbent": "trivial split"})
+
+
+def _solve_arrays(instance: SplitInstance, *, relax: bool, dl, mip_gap, tee: bool, start) -> AlgoResult:
+    """HiGHS on :func:`~splitopt.models.split.milp_arrays` (the same rows and columns as
+    :func:`build_milp`, built in milliseconds), in a child process killed at the limit for large
+    models (:mod:`splitopt.solvers.exact.highs_isolated`), then the exact certificate on the same
+    arrays with what is left."""
+    import time
+
+    from splitopt.solvers.exact.highs import TRUSTED_RANGE
+    from splitopt.solvers.exact.highs_isolated import ISOLATE_ABOVE
+
+    t0 = time.perf_counter()
+    arr = milp_arrays(instance)
+    hm = arr.matrix(relax=relax, time_limit=dl.remaining(), mip_gap=mip_gap, tee=tee)
+    build_s = time.perf_counter() - t0
+    if dl.over():
+        return _stopped(instance, start, "after building the model")
+    # leave time for scoring the answer: about a fifth of the build
+    if dl.limit is not None:
+        hm.set_time_limit(max(dl.remaining() - 0.2 * build_s, 1e-3))
+    big = dl.limit is not None and hm.num_col + int(hm.lp.num_row_) > ISOLATE_ABOVE
+    r = hm.solve(isolate=big)
+    status = r.status
+    if r.x is None:
+        if status == "time_limit" or dl.over():
+            return _stopped(instance, start, f"highs: {status}" + (f" ({r.message})" if r.message else ""))
+        raise SolverFailed(f"solver: highs returned no solution (status {status})"
+                           + (f": {r.message}" if r.message else ""), status=status)
+    if status == "optimal" and hm.is_mip and hm.coefficient_range > TRUSTED_RANGE:
+        status = NUMERICAL  # HiGHS alone is not trusted there; the certificate decides
+    info = {"solver": "highs", "termination": r.termination, "model_objective": r.objective,
+            "solver_seconds": time.perf_counter() - t0 - build_s, "build_seconds": build_s, "model": "arrays"}
+    x = np.asarray(r.x)
+    if relax:
+        info["max_fractionality"] = float(np.max(np.minimum(x[:arr.n_layers], 1 - x[:arr.n_layers]), initial=0.0))
+    assignment = arr.assignment(instance, x)
+    status, bound, cert = _certify(instance, arr, assignment, status, r.bound,
+                                   time_limit=None if dl.limit is None else (0.0 if dl.over() else dl.remaining()))
     return AlgoResult(assignment, status=status, bound=bound, info={**info, **cert})
 
 
