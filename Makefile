@@ -41,6 +41,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py pipeline_scale benchmarks/pipeline_scale.py
 	$(BIN)/python benchmarks/record.py wide_range benchmarks/wide_range.py
 	$(BIN)/python benchmarks/record.py split_chain_limits benchmarks/split_chain_limits.py 60
+	$(BIN)/python benchmarks/record.py split_scale benchmarks/split_scale.py 100000 10 60
 
 # executes every notebook in place (installs the notebooks extra: jupyterlab, nbconvert);
 # open them with `.venv/bin/jupyter lab notebooks/`

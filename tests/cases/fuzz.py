@@ -25,13 +25,15 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from splitopt.cli import main
-from splitopt.families import get_family
+from splitopt.families import family_names, get_family
 from splitopt.instances import io
 from splitopt.validation.harness import TaskTimeout, deadline
 
-FAMILIES = ("split", "grouping", "throughput", "pipeline", "placement")
+#: every family of the registry (a family added at merge time, e.g. ``placement``, is fuzzed too)
+FAMILIES = tuple(family_names())
 
 #: replacement values: type swaps and numbers at and beyond the edges of every range
 ODD_NUMBERS = [float("nan"), float("inf"), float("-inf"), 1e308, -1e308, -1, 0, -0.0, 1, 5e-324, 1e-300,
@@ -73,6 +75,8 @@ def base_documents(family: str, count: int = 4) -> list[dict]:
     fam = get_family(family)
     docs = []
     params = dict(fam.sets.quick or {})
+    if fam.generate is None:  # pragma: no cover - a family without a generator has no base documents
+        return docs
     for seed in range(count):
         p = dict(params)
         if family == "split":
@@ -108,6 +112,139 @@ def base_documents(family: str, count: int = 4) -> list[dict]:
     for doc in docs:  # every base document is valid
         io.from_envelope(copy.deepcopy(doc))
     return docs
+
+
+# ---------------------------------------------------------------------------------------------
+# option variants and extreme values (issue 21 §4): valid documents, every one through every algorithm
+
+#: values at both ends of the stated ranges (quantities: [0, 1e30]; rates: [1e-12, 1e30]; 5e-324 is
+#: the smallest subnormal)
+EXTREMES = (1e-300, 5e-324, 1e30)
+#: JSON keys holding rates (a rate of 5e-324 or 1e-300 is out of range: a clean error is expected)
+_RATE_WORDS = ("rate", "flops", "speed", "bandwidth")
+
+
+def _is_rate_key(key) -> bool:
+    return isinstance(key, str) and any(w in key for w in _RATE_WORDS)
+
+
+def extreme_document(doc: dict, value: float, rates: float | None = None) -> dict:
+    """``doc`` with every positive float set to ``value`` (rates too, or to ``rates`` when given;
+    integers, booleans and zeros are kept: counts and missing links stay as they were)."""
+    tree = copy.deepcopy(doc)
+
+    def walk(node, in_rate: bool):
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for k, v in list(items):
+            rate = in_rate or _is_rate_key(k)
+            if isinstance(v, float) and v > 0 and v != float("inf"):
+                node[k] = rates if (rate and rates is not None) else value
+            elif isinstance(v, (dict, list)):
+                walk(v, rate)
+
+    walk(tree["data"], False)
+    return tree
+
+
+def _drop_links(doc: dict, rng: random.Random, how: str) -> dict:
+    """Links set to 0 (no link): one random pair, or every link but a path through the nodes."""
+    tree = copy.deepcopy(doc)
+    rates = tree["data"].get("rates_bytes_per_s")
+    if not isinstance(rates, list) or len(rates) < 2:
+        return tree
+    n = len(rates)
+    if how == "pair":
+        i, j = rng.sample(range(n), 2)
+        rates[i][j] = rates[j][i] = 0.0
+    else:  # a line 0 - 1 - ... - n-1
+        for i in range(n):
+            for j in range(n):
+                if i != j and abs(i - j) != 1:
+                    rates[i][j] = 0.0
+    return tree
+
+
+#: option fields of each family (name -> values); every value appears in some variant
+OPTION_FIELDS = {
+    "split": {"mode": ("training", "inference"), "input_policy": ("pin", "upload")},
+    "grouping": {"objective": ("perf", "thesis_cost"), "at_most_k": (True, False), "transfers": (True, False)},
+    "throughput": {"link_model": ("full-duplex", "half-duplex", "shared"), "transfer": ("once", "per_edge"),
+                   "contiguous": (False, True)},
+    "pipeline": {"placement": ("distinct", "revisit", "aggregate"), "bottleneck": ("stages", "resource"),
+                 "memory": ("paper", "resident"), "client_split": ("balanced", "paper"),
+                 "topology": ("mesh", "line", "star", "tree"), "relay": ("forbidden", "store_forward")},
+}
+
+
+def variant_documents(family: str, seed: int = 0, options: int = 8) -> list[tuple[str, dict]]:
+    """Valid (or cleanly rejected) documents of ``family``: ``options`` seeded combinations of its
+    option fields (:data:`OPTION_FIELDS`; every value of every field appears once at least), missing
+    links (one pair; all but a line), and the extremes (every positive number at 1e-300, 5e-324,
+    1e30; quantities at an extreme with rates at 1e-12 or 1e30)."""
+    rng = random.Random(f"variants:{family}:{seed}")
+    docs = base_documents(family, 2)
+    if not docs:
+        return []
+    base = docs[0]
+    out: list[tuple[str, dict]] = []
+    fields = {k: v for k, v in OPTION_FIELDS.get(family, {}).items() if k in base["data"]}
+    combos = []
+    for k, vals in fields.items():  # each value once ...
+        for v in vals:
+            combos.append({k: v})
+    while len(combos) < options and fields:  # ... then seeded combinations of all fields
+        combos.append({k: rng.choice(vals) for k, vals in fields.items()})
+    for combo in combos[:max(options, sum(len(v) for v in fields.values()))]:
+        d = copy.deepcopy(base)
+        d["data"].update(combo)
+        out.append(("options " + ",".join(f"{k}={v}" for k, v in combo.items()), d))
+    if "rates_bytes_per_s" in base["data"]:
+        out.append(("missing link (one pair)", _drop_links(base, rng, "pair")))
+        out.append(("missing links (a line only)", _drop_links(base, rng, "line")))
+    for j, doc in enumerate(d for d in docs if d.get("kind") == "instance"):
+        tag = "" if j == 0 else f" (base {j})"
+        for x in EXTREMES:
+            out.append((f"every number {x:g}{tag}", extreme_document(doc, x)))
+        for x in (1e-300, 1e30):
+            for r in (1e-12, 1e30):
+                out.append((f"quantities {x:g}, rates {r:g}{tag}", extreme_document(doc, x, rates=r)))
+    return out
+
+
+def fuzz_variants(family: str, seed: int = 0, workdir: Path | str = ".", timeout: float = 60.0,
+                  options: int = 8, algorithms: list[str] | None = None, time_limit: float = 5.0,
+                  stride: int = 1, only: Callable[[str], bool] | None = None) -> Outcome:
+    """Every :func:`variant_documents` document through ``inspect`` and, when it loads, ``solve``
+    with every algorithm (``--time-limit time_limit`` where declared). ``stride > 1`` runs algorithm
+    ``j`` on document ``i`` only when ``(i + j) % stride == 0`` (every algorithm and every document
+    still run, in ``1/stride`` of the calls); ``only(label)`` selects documents."""
+    fam = get_family(family)
+    algos = algorithms or list(fam.algorithms)
+    out = Outcome()
+    path = Path(workdir) / f"variant-{family}.json"
+    docs = [(lab, d) for lab, d in variant_documents(family, seed, options) if only is None or only(lab)]
+    for i, (label, doc) in enumerate(docs):
+        path.write_text(json.dumps(doc))
+        out.mutants += 1
+        status, _, err = run_cli(["inspect", str(path)], timeout)
+        out.calls[status if isinstance(status, int) else "bad"] += 1
+        bad = _check(status, err)
+        if bad:
+            out.failures.append((i, f"{label}: inspect", bad))
+            continue
+        if status != 0:
+            continue
+        out.loaded += 1
+        for j, a in enumerate(algos):
+            if (i + j) % stride:
+                continue
+            argv = ["solve", str(path), *solve_argv(family, a, time_limit)]
+            s, _, e = run_cli(argv, timeout)
+            out.calls[s if isinstance(s, int) else "bad"] += 1
+            bad = _check(s, e)
+            if bad:
+                out.failures.append((i, f"{label}: solve --algorithm {a}", bad))
+    return out
 
 
 def _paths(node, path=()):
@@ -256,12 +393,12 @@ def _check(status, err: str) -> str | None:
     return None
 
 
-def solve_argv(family: str, algorithm: str) -> list[str]:
+def solve_argv(family: str, algorithm: str, time_limit: float = 20.0) -> list[str]:
     """Options that keep one solve call short (time and node limits where the algorithm takes them)."""
     a = get_family(family).algorithms[algorithm]
     extra = []
     if a.option("time_limit") is not None:
-        extra += ["--time-limit", "20"]
+        extra += ["--time-limit", f"{time_limit:g}"]
     if a.option("node_limit") is not None:
         extra += ["--option", "node_limit=200000"]
     return ["--algorithm", algorithm, *extra]
@@ -305,4 +442,5 @@ def fuzz(family: str, n: int, seed: int = 0, workdir: Path | str = ".", timeout:
     return out
 
 
-__all__ = ["fuzz", "mutate", "run_cli", "Outcome", "FAMILIES", "base_documents"]
+__all__ = ["fuzz", "fuzz_variants", "variant_documents", "extreme_document", "mutate", "run_cli", "Outcome",
+           "FAMILIES", "base_documents", "EXTREMES"]

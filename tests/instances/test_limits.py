@@ -143,7 +143,8 @@ def test_compact_milp_with_a_billion_convolutions_equals_dp():
     inst = io.from_envelope(doc)
     dp, bf, mc = solve(inst, "dp"), solve(inst, "bruteforce"), solve(inst, "milp_compact", time_limit=60)
     assert math.isclose(dp.objective, bf.objective, rel_tol=1e-12)
-    assert math.isclose(mc.objective, dp.objective, rel_tol=1e-9) and mc.seconds < 30
+    # the limit is kept (60 s + max(1 s, 10 %)); no assertion on how fast the solve is (issue 21)
+    assert math.isclose(mc.objective, dp.objective, rel_tol=1e-9) and mc.seconds <= 66
 
 
 @pytest.mark.parametrize("depth", [io.MAX_DEPTH + 1, 1000, 100_000])

@@ -213,3 +213,29 @@ def test_enumeration_helper_is_exhaustive():
     count = sum(1 for bits in itertools.product((0, 1), repeat=n)
                 if bits[0] and all(not (bits[w] and not bits[u]) for u, w in pairs))
     assert len(closed) == count
+
+
+def test_json_holds_tuple_keys_numpy_and_non_finite():
+    """Issue 21: ``splitopt audit --json`` ended in ``TypeError: keys must be str ... not tuple``
+    (seed 001's ratios keyed by ``(N, K)``)."""
+    import math
+
+    import numpy as np
+
+    from splitopt.validation.audit import Row, to_json
+
+    data = {"ratios": {(2, 0): 1.5, (10, 3): np.float64(2.0)}, "n": np.int64(3), "arr": np.arange(3),
+            "s": {3, 1}, "inf": math.inf, "nested": [{(1, "a"): None}]}
+    row = Row("x", "pipeline", "p", "s", "c", "1", "1", "reproduced", "", 0.1, data)
+    out = json.loads(to_json([row]))
+    assert out[0]["data"] == {"ratios": {"2,0": 1.5, "10,3": 2.0}, "n": 3, "arr": [0, 1, 2], "s": [1, 3],
+                              "inf": "inf", "nested": [{"1,a": None}]}
+
+
+def test_cli_audit_json_pipeline(capsys):
+    """The pipeline claims (the family whose rows carry tuple keys) through ``--json``."""
+    assert main(["audit", "pipeline", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out and {r["family"] for r in out} == {"pipeline"}
+    nopipe = next(r for r in out if r["id"] == "001-nopipe")
+    assert all("," in k for k in nopipe["data"]["ratios"])

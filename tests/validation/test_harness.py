@@ -154,3 +154,60 @@ def test_a_timeout_never_poisons_the_worker(old):
     words = out.split()
     assert words[:2] == ["timeouts", "5"], out  # every deadline still fired (after the import)
     assert float(words[3]) == pytest.approx(float(words[5]), rel=1e-9), out
+
+
+def _with_algorithm(fam, algo):
+    import dataclasses
+
+    return dataclasses.replace(fam, algorithms={**fam.algorithms, algo.name: algo})
+
+
+def test_a_timeout_inside_pyomo_is_a_timeout(monkeypatch):
+    """Issue 21: the hard deadline fired inside Pyomo's standard-form compiler, whose caller wraps
+    every ``Exception`` as "the HiGHS path takes linear models only"; the row said ``error``."""
+    import time
+
+    from pyomo.repn.plugins import standard_form
+
+    from splitopt.families import Algorithm, get_family
+    from splitopt.instances.split import generate
+
+    def slow_write(self, *a, **k):
+        time.sleep(30)
+
+    def lp_through_pyomo(inst):  # the front door's HiGHS path: Pyomo's compiler, then HiGHS
+        from splitopt.models.split import assignment_from_model, build_milp
+        from splitopt.solvers import exact
+
+        model = build_milp(inst)
+        exact.solve(model, "highs", relax=True)
+        return assignment_from_model(inst, model)
+
+    monkeypatch.setattr(standard_form.LinearStandardFormCompiler, "write", slow_write)
+    # no time_limit option: the hard deadline is the time limit itself (0.3 s)
+    fam = _with_algorithm(get_family("split"), Algorithm("lp_nolimit", lp_through_pyomo, "relaxation"))
+    run = harness.run_algorithm(fam, generate(1, n=8), "lp_nolimit", time_limit=0.3)
+    assert run.status == "timeout", run.error
+    assert "0.3" in run.error and "linear models only" not in run.error
+
+
+def test_an_exception_after_the_deadline_fired_is_a_timeout():
+    import time
+
+    from splitopt.families import Algorithm
+
+    def wraps_everything(inst):
+        try:
+            time.sleep(30)
+        except BaseException as exc:  # a library that re-labels whatever interrupts it
+            raise RuntimeError("solver crashed") from exc
+
+    from splitopt.families import get_family
+
+    fam = _with_algorithm(get_family("vknap"), Algorithm("wrapper", wraps_everything, "heuristic"))
+    run = harness.run_algorithm(fam, CLASSIC, "wrapper", time_limit=0.3)
+    assert run.status == "timeout" and "solver crashed" in run.error and "0.3" in run.error
+    # without a deadline the same exception is an error
+    fam2 = _with_algorithm(fam, Algorithm("wrapper", lambda inst: (_ for _ in ()).throw(RuntimeError("x")),
+                                          "heuristic"))
+    assert harness.run_algorithm(fam2, CLASSIC, "wrapper").status == "error"

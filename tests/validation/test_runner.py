@@ -116,14 +116,17 @@ from cases import knapsack
 from splitopt.instances import sets
 from splitopt.validation import run_validation
 run_validation(sets.recipe_set("slow", "vknap", range({n}), n=5, delay=0.25), algorithms=["dp"],
-               store={store!r}, progress=False)
+               store={store!r}, progress=False, jobs={jobs})
 """
 
 
-def test_sigkill_mid_run_then_resume_gives_every_row_once(tmp_path):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_sigkill_mid_run_then_resume_gives_every_row_once(tmp_path, jobs):
+    """Issue 21: a resumed run loses and duplicates no row, after a serial run or a process pool
+    (whose workers die with the killed driver) was killed with SIGKILL."""
     n = 10
     store = tmp_path / "runs.sqlite"
-    script = KILL_SCRIPT.format(tests=str(TESTS), n=n, store=str(store))
+    script = KILL_SCRIPT.format(tests=str(TESTS), n=n, store=str(store), jobs=jobs)
     proc = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.time() + 60
     committed = 0

@@ -101,17 +101,16 @@ def cmd_solve(args) -> int:
         out["timing"] = timing
         print(json.dumps(out, indent=1, default=str))
         return 0
+    # the status line first: a result that is not proven optimal is never read as if it were
+    print(f"{fam.name} / {sol.algorithm}: {sol.status_line()}")
     if fam.render is not None:
         print(fam.render(inst, sol))
-    else:
-        print(f"{fam.name} / {sol.algorithm}: objective {sol.objective:.9g}")
     if warm:
         when = (f"first call {_fmt_s(sol.seconds)} (imports and caches); warm min {_fmt_s(min(warm))}, "
                 f"median {_fmt_s(timing['warm_median_seconds'])} over {len(warm)} runs")
     else:
         when = f"time {_fmt_s(sol.seconds)} (first call: includes imports and caches; --repeat R for warm timings)"
-    print(f"algorithm {sol.algorithm}: status {sol.status}, objective {sol.objective:.9g}"
-          + (f", bound {sol.bound:.9g}" if sol.bound is not None else "") + f", {when}")
+    print(f"algorithm {sol.algorithm}: {when}")
     return 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import textwrap
 
-from splitopt.families import SOLVER_OPTIONS, Algorithm, Family, SetRecipes, arg
+from splitopt.families import SOLVER_OPTIONS, TIME_LIMIT, Algorithm, Family, SetRecipes, arg
 from splitopt.instances.split import SplitInstance, generate
 from splitopt.models.split import BREAKDOWN_KEYS, evaluate
 
@@ -106,6 +106,10 @@ def make(source, args) -> SplitInstance:
 
 
 ALGORITHMS = {a.name: a for a in (
+    Algorithm("auto", S + "auto:solve", "exact",
+              "the default: chain -> prefix scan with a proven bound, DAG -> certified min cut, LP fallback; "
+              "incumbent and bound passed on, status optimal only when they agree (solvers/split/auto.py)",
+              options=(TIME_LIMIT,)),
     Algorithm("mincut", S + "mincut:solve", "exact",
               "one max-flow on the auxiliary-vertex graph with closure arcs and pins (seed 000 Alg. 2 / seed 002 "
               "Steps 1-5, corrected); certified exact"),
@@ -146,7 +150,7 @@ FAMILY = Family(
     instance_type=SplitInstance,
     evaluate=evaluate,
     algorithms=ALGORITHMS,
-    default_algorithm="mincut",
+    default_algorithm="auto",
     reference_algorithm="milp",
     relaxations=("lp",),
     describe=describe,

@@ -120,7 +120,7 @@ ALGORITHMS = {a.name: a for a in (
     Algorithm("bruteforce", T + "bruteforce:bruteforce", "exact", "enumeration of N^L placements (tiny instances)"),
 )}
 
-# issue 21 §2: the default, a written rule over the methods above (device instances: device_milp)
+# issue 21 §2: the default, a written rule over the methods above
 ALGORITHMS["auto"] = Algorithm("auto", T + "auto:solve", "exact",
                                "the family's rule (solvers/throughput/auto.py): bnb, then the RLT MILP from bnb's "
                                "incumbent on small instances when the limit stops bnb unproven", options=(TIME_LIMIT,))

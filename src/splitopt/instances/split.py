@@ -441,6 +441,20 @@ def generate(seed: int, kind: str | None = "layered_dag", n: int = 12, mode: str
     return build(mbps(up_mbps), mbps(down_mbps))
 
 
+def _mask_cost(instance: SplitInstance, mask: np.ndarray) -> float:
+    """Cost of a feasible device mask from the derived cost tables, with the same arithmetic as the
+    evaluator (:func:`splitopt.models.split.evaluate`; a test keeps the two equal). Only the
+    generator uses it, to place the uplink rate: the instance module needs neither the evaluator
+    nor a baseline (issue 22 §5: the import circle instances/split -> models/split ->
+    solvers/split/baselines -> instances/split is gone)."""
+    c = instance.costs
+    on_srv = ~mask
+    a = math.fsum([b for p, cons, _w, b in c.tensors if mask[p] and any(on_srv[j] for j in cons)])
+    inp = c.input_weight if (c.input_weight and any(on_srv[i] for i in c.input_layers)) else 0.0
+    return math.fsum([math.fsum(c.dev_compute[mask]), math.fsum(c.srv[on_srv]), a * c.act_factor,
+                      a * c.grad_factor, math.fsum(c.dev_params[mask]), inp])
+
+
 def _balanced_uplink_mbps(build, down_factor: float, ratio: float) -> float | None:
     """The uplink (Mbit/s) at which server-only costs ``ratio`` times device-only, or None.
 
@@ -450,13 +464,11 @@ def _balanced_uplink_mbps(build, down_factor: float, ratio: float) -> float | No
     rate drawn blindly (which mostly gives all-server or inputs-only optima).
     """
     from splitopt.instances.platform import mbps
-    from splitopt.models.split import evaluate
-    from splitopt.solvers.split.baselines import device_only, server_only
 
     coef = []
-    for split in (device_only, server_only):
-        c1, c2 = (evaluate(inst, split(inst))[0] for inst in (build(mbps(1.0), mbps(down_factor)),
-                                                              build(mbps(2.0), mbps(2.0 * down_factor))))
+    for which in ("max_device_mask", "min_device_mask"):  # device-only, server-only
+        c1, c2 = (_mask_cost(inst, getattr(inst, which)) for inst in (build(mbps(1.0), mbps(down_factor)),
+                                                                      build(mbps(2.0), mbps(2.0 * down_factor))))
         b = 2.0 * (c1 - c2)
         coef.append((c1 - b, b))
     (a_d, b_d), (a_s, b_s) = coef

@@ -106,7 +106,7 @@ def relaxed_cost(instance: SplitInstance, assignment) -> float:
 
 
 # ---------------------------------------------------------------------- MILP
-def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = True):
+def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = True, deadline=None):
     """Digest 002 §8.2 per-tensor MILP, generalised to training costs (digest 000 §2.4).
 
     Variables: ``x[v]`` = 1 iff layer ``v`` runs on the server, ``d[v] = 1 - x[v]`` (row ``side``);
@@ -119,22 +119,35 @@ def build_milp(instance: SplitInstance, *, closure: bool = True, pins: bool = Tr
 
         sum_v dev_v d_v + srv_v x_v + sum_t w_t y_t + w_in y_in
 
+    ``deadline`` (a :class:`~splitopt.solvers.deadline.Deadline`) is looked at between the
+    ``define_*`` steps and every 4,096 rows; once it has passed the build stops with its
+    :meth:`~splitopt.solvers.deadline.Deadline.no_answer` error (a 100,000-layer model takes seconds
+    to build, issue 21).
+
     (every coefficient an input number, unrounded), which equals :func:`evaluate` at every feasible integral point with optimal ``y``. The matrix is
     totally unimodular (digest 002 §8.3, Ghouila-Houri; the ``side`` rows only substitute ``d``), so
     the LP relaxation is integral.
     """
     import pyomo.environ as pyo
 
+    def check():
+        if deadline is not None and deadline.over():
+            raise deadline.no_answer(f" (building the MILP of {len(instance.graph)} layers)")
+
     m = pyo.ConcreteModel(name=f"split[{instance.name}]")
     tensors = [t for t in instance.costs.tensors if t[2] > 0.0]
     define_variables(m, instance, tensors)
+    check()
     define_side_rows(m)
-    define_upload_rows(m, tensors)
-    define_closure_rows(m, instance, active=closure)
+    check()
+    define_upload_rows(m, tensors, check)
+    define_closure_rows(m, instance, active=closure, check=check)
     define_input_rows(m, instance)
     if pins:
         define_pins(m, instance)
+    check()
     define_objective(m, instance, tensors)
+    check()
     m._split_layer_names = instance.graph.names
     return m
 
@@ -162,25 +175,31 @@ def define_side_rows(m) -> None:
     m.side = pyo.Constraint(m.L, rule=lambda m, v: m.x[v] + m.d[v] == 1)
 
 
-def define_upload_rows(m, tensors) -> None:
-    """``x[w] - x[p] - y[k] <= 0`` for each consumer ``w`` of tensor ``k`` (producer ``p``)."""
+def define_upload_rows(m, tensors, check=None) -> None:
+    """``x[w] - x[p] - y[k] <= 0`` for each consumer ``w`` of tensor ``k`` (producer ``p``);
+    ``check()`` is called every 4,096 tensors."""
     import pyomo.environ as pyo
 
     m.upload = pyo.ConstraintList()
     for k, (p, cons, _w, _b) in enumerate(tensors):
         for w in cons:
             m.upload.add(m.x[w] - m.x[p] - m.y[k] <= 0)
+        if check is not None and k % 4096 == 4095:
+            check()
 
 
-def define_closure_rows(m, instance: SplitInstance, active: bool = True) -> None:
+def define_closure_rows(m, instance: SplitInstance, active: bool = True, check=None) -> None:
     """``x[u] - x[w] <= 0`` for each graph edge ``u -> w``: no server -> device flow (digest 000
-    E4, digest 002 §2.6). ``active=False`` leaves the list empty (the paper-literal graph)."""
+    E4, digest 002 §2.6). ``active=False`` leaves the list empty (the paper-literal graph).
+    ``check()`` is called every 4,096 edges."""
     import pyomo.environ as pyo
 
     m.closure = pyo.ConstraintList()
     if active:
-        for u, w in instance.graph.edge_pairs:
+        for i, (u, w) in enumerate(instance.graph.edge_pairs):
             m.closure.add(m.x[u] - m.x[w] <= 0)
+            if check is not None and i % 4096 == 4095:
+                check()
 
 
 def define_input_rows(m, instance: SplitInstance) -> None:
@@ -214,6 +233,87 @@ def define_objective(m, instance: SplitInstance, tensors) -> None:
     m.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
 
 
+class MilpArrays:
+    """:func:`build_milp` as arrays, for HiGHS without Pyomo (:func:`milp_arrays`)."""
+
+    def __init__(self, c, A, row_lower, row_upper, col_lower, col_upper, integer, n_layers: int):
+        self.c, self.A = c, A
+        self.row_lower, self.row_upper = row_lower, row_upper
+        self.col_lower, self.col_upper = col_lower, col_upper
+        self.integer, self.n_layers = integer, n_layers
+
+    def matrix(self, *, relax: bool = False, **kw):
+        """The model in a :class:`~splitopt.solvers.exact.highs.HighsMatrix` (LP relaxation with
+        ``relax``)."""
+        from splitopt.solvers.exact.highs import HighsMatrix
+
+        return HighsMatrix.from_arrays(self.c, self.A, self.row_lower, self.row_upper, self.col_lower, self.col_upper,
+                                       None if relax else self.integer, **kw)
+
+    def assignment(self, instance: SplitInstance, x) -> list[str]:
+        """Device-side names of a solution vector (``x[v] < 0.5``)."""
+        names = instance.graph.names
+        return sorted(names[v] for v in np.flatnonzero(np.asarray(x[:self.n_layers]) < 0.5))
+
+
+def milp_arrays(instance: SplitInstance, *, closure: bool = True, pins: bool = True) -> MilpArrays:
+    """The rows and columns of :func:`build_milp`, assembled with numpy in milliseconds (issue 21:
+    Pyomo's build and compilation of the same model took 25 s on a 100,000-layer DAG and cannot be
+    stopped by a time limit). Columns: ``x[0..L)``, ``d[0..L)``, ``y`` per tensor with a positive
+    weight, ``y_in`` when the input costs something; rows in :func:`build_milp`'s order (``side``
+    equalities, ``upload``, ``closure``, ``input_row``); pins as fixed column bounds (Pyomo's
+    compiler substitutes fixed variables instead: same feasible set, same objective). The test
+    ``tests/models/test_split_arrays.py`` checks that both give the same optimum and LP bound."""
+    import scipy.sparse as sp
+
+    c = instance.costs
+    g = instance.graph
+    n = len(g)
+    tens = [t for t in c.tensors if t[2] > 0.0]
+    T = len(tens)
+    has_in = c.input_weight > 0.0
+    ncol = 2 * n + T + int(has_in)
+    cost = np.concatenate([np.asarray(c.srv, float), np.asarray(c.dev, float),
+                           np.asarray([t[2] for t in tens], float), [float(c.input_weight)] if has_in else []])
+    rows, cols, vals = [np.repeat(np.arange(n), 2)], [np.ravel(np.column_stack([np.arange(n), n + np.arange(n)]))], \
+        [np.ones(2 * n)]
+    r = n
+    # upload: x[w] - x[p] - y[k] <= 0 per consumer w of tensor k
+    prod = np.asarray([t[0] for t in tens for _w in t[1]], dtype=np.int64)
+    cons = np.asarray([w for t in tens for w in t[1]], dtype=np.int64)
+    kk = np.asarray([k for k, t in enumerate(tens) for _w in t[1]], dtype=np.int64)
+    m_up = cons.size
+    ru = r + np.arange(m_up)
+    rows += [ru, ru, ru]
+    cols += [cons, prod, 2 * n + kk]
+    vals += [np.ones(m_up), -np.ones(m_up), -np.ones(m_up)]
+    r += m_up
+    # closure: x[u] - x[w] <= 0 per edge
+    ep = np.asarray(list(g.edge_pairs) if closure else [], dtype=np.int64).reshape(-1, 2)
+    rc = r + np.arange(len(ep))
+    rows += [rc, rc]
+    cols += [ep[:, 0], ep[:, 1]]
+    vals += [np.ones(len(ep)), -np.ones(len(ep))]
+    r += len(ep)
+    if has_in:  # x[v] - y_in <= 0 per input layer
+        inp = np.asarray(c.input_layers, dtype=np.int64)
+        ri = r + np.arange(inp.size)
+        rows += [ri, ri]
+        cols += [inp, np.full(inp.size, ncol - 1)]
+        vals += [np.ones(inp.size), -np.ones(inp.size)]
+        r += inp.size
+    A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, ncol))
+    row_lower = np.concatenate([np.ones(n), np.full(r - n, -np.inf)])
+    row_upper = np.concatenate([np.ones(n), np.zeros(r - n)])
+    lo, hi = np.zeros(ncol), np.ones(ncol)
+    if pins:
+        lo[:n][np.asarray(c.force_srv, bool)] = 1.0
+        hi[:n][np.asarray(c.force_dev, bool)] = 0.0
+    integer = np.ones(ncol, dtype=bool)
+    integer[n:2 * n] = False
+    return MilpArrays(cost, A, row_lower, row_upper, lo, hi, integer, n)
+
+
 def assignment_from_model(instance: SplitInstance, model) -> list[str]:
     """Device-side names from a solved :func:`build_milp` model (``x[v] < 0.5``)."""
     import pyomo.environ as pyo
@@ -222,6 +322,6 @@ def assignment_from_model(instance: SplitInstance, model) -> list[str]:
     return sorted(names[v] for v in range(len(names)) if pyo.value(model.x[v]) < 0.5)
 
 
-__all__ = ["evaluate", "relaxed_cost", "check_feasible", "breakdown_of_mask", "build_milp", "define_variables",
+__all__ = ["evaluate", "relaxed_cost", "check_feasible", "breakdown_of_mask", "build_milp", "milp_arrays", "MilpArrays", "define_variables",
            "define_side_rows", "define_upload_rows", "define_closure_rows", "define_input_rows", "define_pins", "define_objective",
            "assignment_from_model", "BREAKDOWN_KEYS"]

@@ -424,10 +424,14 @@ def _solve_small(st: Structure, dev, srv, w) -> CutResult:
 
 
 def _scaled_round(st: Structure, resid: np.ndarray, bound: float):
-    """Step 2 of path B: integer max-flow of the residual network scaled to 30 bits."""
-    e = math.floor(math.log2(INT_CAP / bound))
-    scale = math.ldexp(1.0, e)
-    icap = np.floor(np.clip(resid, 0.0, bound) * scale)  # infinite slots (resid <= 0) are set below
+    """Step 2 of path B: integer max-flow of the residual network scaled to 30 bits.
+
+    The exponent ``e`` comes from ``frexp(bound)`` and the scaling is ``ldexp`` (exact), never
+    ``2^30 / bound`` nor ``2.0**e`` as a float: with every cost near 1e-300 (inside the stated
+    quantity range) the quotient overflows to infinity and ``2^e`` exceeds the double range (issue 21,
+    ``OverflowError`` on an instance whose costs and bytes are all 1e-300)."""
+    e = (INT_CAP.bit_length() - 1) - math.frexp(bound)[1]  # bound < 2^ex, so bound * 2^e < 2^30
+    icap = np.floor(np.ldexp(np.clip(resid, 0.0, bound), e))  # infinite slots (resid <= 0) are set below
     icap = np.minimum(icap, INT_CAP).astype(np.int32)
     icap[st.inf_slot] = INT_INF
     graph = st.csr(icap, st.cols, st.indptr)
@@ -548,7 +552,7 @@ def solve_structure(st: Structure, dev: np.ndarray, srv: np.ndarray, w: np.ndarr
         rounds += 1
         e, fdata, fval, side = _scaled_round(st, resid, bound)
         flows.append((e, fdata))
-        resid = resid - fdata / math.ldexp(1.0, e)
+        resid = resid - np.ldexp(fdata.astype(float), -e)
         lb_parts.append(math.ldexp(float(fval), -e))
         lb = math.fsum(lb_parts)
         mask = side[2:2 + st.n]

@@ -142,9 +142,40 @@ def markdown(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
+def _key(k: Any) -> str | int | float | bool | None:
+    if k is None or isinstance(k, (str, bool, int, float)):
+        return k
+    if isinstance(k, tuple):  # e.g. pipeline ratios keyed by (N, K): "2,0"
+        return ",".join(str(_key(x)) for x in k)
+    return str(k)
+
+
+def plain(x: Any) -> Any:
+    """``x`` as JSON data: mapping keys that JSON cannot hold (tuples: issue 21, ``splitopt audit
+    --json`` ended in ``TypeError: keys must be str ... not tuple``) joined as ``"a,b"``; numpy
+    scalars and arrays as numbers and lists; sets sorted; non-finite floats as ``"inf"``/``"nan"``
+    (strict JSON has no such tokens); anything else as its ``str``."""
+    import math
+
+    if isinstance(x, dict):
+        return {_key(k): plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, (set, frozenset)):
+        return [plain(v) for v in sorted(x, key=repr)]
+    if isinstance(x, bool) or x is None or isinstance(x, (str, int)):
+        return x
+    if isinstance(x, float):
+        return x if math.isfinite(x) else str(x)
+    tolist = getattr(x, "tolist", None)  # numpy scalars and arrays
+    if callable(tolist):
+        return plain(tolist())
+    return str(x)
+
+
 def to_json(rows: list[Row]) -> str:
-    return json.dumps([r.public() for r in rows], indent=1, default=str)
+    return json.dumps([plain(r.public()) for r in rows], indent=1, allow_nan=False)
 
 
-__all__ = ["Claim", "Finding", "Row", "run", "text", "markdown", "to_json", "claims_of", "REPRODUCED", "REFUTED",
+__all__ = ["Claim", "Finding", "Row", "run", "text", "markdown", "to_json", "plain", "claims_of", "REPRODUCED", "REFUTED",
            "NOT_COMPUTABLE", "SKIPPED", "ERROR"]

@@ -38,6 +38,13 @@ building and solver overrun). The deadline never fires inside an ``import``: an 
 leaves a module half-initialised in ``sys.modules`` and poisons every later task of the worker (seen
 with networkx: "Algorithm already exists in dispatch namespace"); the alarm is postponed until no
 module is initialising, then raised.
+
+The deadline raises :class:`TaskTimeout`, a ``BaseException`` (like ``KeyboardInterrupt``): library
+code that wraps every ``Exception`` into its own error must not turn a time-out into an error row.
+Issue 21: the alarm fired inside Pyomo's standard-form compiler, whose ``except Exception`` in
+:meth:`~splitopt.solvers.exact.highs.HighsMatrix.from_pyomo` re-raised it as "the HiGHS path takes
+linear models only", stored as ``error``. In addition, any exception that ends a run after its
+deadline fired is recorded as ``timeout`` (the message keeps what it surfaced as).
 """
 
 from __future__ import annotations
@@ -82,8 +89,15 @@ def _version() -> str:
     return splitopt.__version__
 
 
-class TaskTimeout(Exception):
-    """Raised inside a run that exceeded its hard deadline."""
+class TaskTimeout(BaseException):
+    """Raised inside a run that exceeded its hard deadline. A ``BaseException`` so that no
+    ``except Exception`` on the way (Pyomo's, a solver wrapper's) can re-label it as an error."""
+
+
+class _Alarm:
+    """What :func:`deadline` yields: ``fired`` once the hard deadline has been raised."""
+
+    fired = False
 
 
 def _importing() -> bool:
@@ -104,22 +118,24 @@ def deadline(seconds: float | None):
     """Raise :class:`TaskTimeout` in the current code after ``seconds`` (POSIX main thread only;
     elsewhere a no-op, and the solver's own time limit is the only guard). An alarm that falls
     inside an import is postponed until the import has finished (see the module docstring)."""
+    alarm = _Alarm()
     usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
     if not usable:
-        yield
+        yield alarm
         return
 
     def _raise(signum, frame):
         if _importing():
             signal.setitimer(signal.ITIMER_REAL, IMPORT_RETRY)
             return
+        alarm.fired = True
         raise TaskTimeout(f"exceeded the hard time limit of {seconds:g} s")
 
     old = signal.signal(signal.SIGALRM, _raise)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        yield
+        yield alarm
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
@@ -218,20 +234,35 @@ def run_algorithm(fam: Family, instance: Any, name: str, solver: str = "highs",
         return Run(name, "error", error="cannot import the algorithm: " + _short(exc),
                    traceback=traceback.format_exc(limit=-6))
     t0 = time.perf_counter()
+    alarm = _Alarm()
     try:
-        with deadline(hard):
+        with deadline(hard) as alarm:
             out = algo.func(instance, **opts)
     except TaskTimeout as exc:
         return Run(name, "timeout", seconds=time.perf_counter() - t0, error=str(exc))
-    except SolverFailed as exc:  # the exact solver gave no solution (before the InstanceError clause)
-        return Run(name, "timeout" if exc.status == "time_limit" else "error",
-                   seconds=time.perf_counter() - t0, error=_short(exc))
-    except InstanceError as exc:  # the algorithm declines this instance
-        return Run(name, "not_applicable", seconds=time.perf_counter() - t0, error=_short(exc))
-    except Exception as exc:  # a recorded outcome, never a crash
-        return Run(name, "error", seconds=time.perf_counter() - t0, error=_short(exc),
-                   traceback=traceback.format_exc(limit=-6))
-    seconds = time.perf_counter() - t0
+    except Exception as exc:
+        if not alarm.fired:
+            return _failed_run(name, exc, time.perf_counter() - t0)
+        # the deadline fired and something on the way re-raised it as another exception
+        return Run(name, "timeout", seconds=time.perf_counter() - t0,
+                   error=f"exceeded the hard time limit of {hard:g} s (surfaced as {_short(exc)})")
+    return _finish_run(fam, instance, name, algo, opts, hard, out, time.perf_counter() - t0)
+
+
+def _failed_run(name: str, exc: Exception, seconds: float) -> "Run":
+    """The :class:`Run` of an algorithm that raised ``exc`` (its deadline did not fire)."""
+    if isinstance(exc, SolverFailed):  # the exact solver gave no solution (before the InstanceError test)
+        return Run(name, "timeout" if exc.status == "time_limit" else "error", seconds=seconds, error=_short(exc))
+    if isinstance(exc, InstanceError):  # the algorithm declines this instance
+        return Run(name, "not_applicable", seconds=seconds, error=_short(exc))
+    # a recorded outcome, never a crash
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
+    return Run(name, "error", seconds=seconds, error=_short(exc), traceback=tb)
+
+
+def _finish_run(fam: Family, instance: Any, name: str, algo, opts: dict, hard: float | None, out: Any,
+                seconds: float) -> "Run":
+    """The :class:`Run` of an algorithm that returned ``out`` (timed warm too, then evaluated)."""
     cold = None
     first = (fam.name, name) not in _CALLED
     _CALLED.add((fam.name, name))
@@ -243,7 +274,7 @@ def run_algorithm(fam: Family, instance: Any, name: str, solver: str = "highs",
             with deadline(hard):
                 algo.func(instance, **opts)
             seconds = time.perf_counter() - t1
-        except Exception:  # the first call's result stands; keep its time
+        except (Exception, TaskTimeout):  # the first call's result stands; keep its time
             seconds, cold = cold, None
     res = out if isinstance(out, AlgoResult) else AlgoResult(out, status="ok")
     bound = None if res.bound is None else float(res.bound)

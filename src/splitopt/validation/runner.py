@@ -4,7 +4,9 @@ Backends:
 
 * ``jobs=1`` (default): in this process, one member after the other;
 * ``jobs=N``: a local process pool (``concurrent.futures.ProcessPoolExecutor``; start method from
-  :func:`default_start_method`: ``fork`` in a single-threaded process, else ``forkserver``);
+  :func:`default_start_method`: ``fork`` in a single-threaded process, else ``forkserver``); the
+  workers and the forkserver die with the driver even when it is killed with SIGKILL
+  (:mod:`splitopt.validation.lifeline`);
 * ``scheduler="tcp://HOST:8786"``: an existing Dask distributed cluster (``pip install
   'splitopt[distributed]'``; splitopt and every family module must be importable on the workers);
 * ``dask_local=N``: a Dask ``LocalCluster`` with N single-threaded workers (processes unless
@@ -185,12 +187,18 @@ def _run_pool(tasks: Sequence[Task], jobs: int, on_result: Callable[[Task, list]
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    ctx = multiprocessing.get_context(mp_context or default_start_method())
+    from splitopt.validation.lifeline import die_with_parent, pool_context
+
+    def new_pool() -> ProcessPoolExecutor:
+        # workers (and the forkserver) die with this process, even when it is killed (issue 21)
+        return ProcessPoolExecutor(max_workers=jobs, mp_context=pool_context(mp_context or default_start_method()),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
+
     limit = max_in_flight or 4 * jobs
     pending = deque(tasks)
     suspects: deque = deque()
     in_flight: dict = {}  # future -> (task, ran alone)
-    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    ex = new_pool()
     try:
         while pending or suspects or in_flight:
             if suspects:
@@ -222,8 +230,7 @@ def _run_pool(tasks: Sequence[Task], jobs: int, on_result: Callable[[Task, list]
                 suspects.extend(t for t, _ in in_flight.values())
                 in_flight.clear()
                 ex.shutdown(wait=True, cancel_futures=True)  # no executor thread alive at the next fork
-                ctx = multiprocessing.get_context(mp_context or default_start_method())
-                ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+                ex = new_pool()
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
 

@@ -408,8 +408,11 @@ def test_time_limit_reports_incumbent_and_bound(solver):
     m = hard_multiknapsack()
     r = solve(m, solver, time_limit=0.2)
     assert r.status == "time_limit", r.termination  # stopped by the limit (no wall-clock assertion)
-    if solver == "highs":
-        assert r.objective is not None
+    # whether an incumbent exists after 0.2 s depends on the machine's load (issue 21: never assert
+    # that work completes fast); with 5 s HiGHS has one (stopped by the limit or optimal)
+    if solver == "highs" and r.objective is None:
+        r = solve(m, solver, time_limit=5.0)
+        assert r.status in ("time_limit", "optimal") and r.objective is not None
     if r.objective is not None:
         assert r.bound is not None
         assert r.bound >= r.objective - 1e-6  # maximisation: the dual bound is above

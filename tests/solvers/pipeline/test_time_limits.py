@@ -75,13 +75,18 @@ def test_b10000_stops_at_the_limit(warm, name, kw):
     inst = big(kw)
     assert inst.batch == 10000 and len(inst.allowed_b()) == 10000
     t0 = time.perf_counter()
-    sol = solve(inst, name, time_limit=LIMIT)
+    try:
+        sol = solve(inst, name, time_limit=LIMIT)
+    except SolverFailed as exc:
+        # a loaded machine: no answer found within the limit is an honest outcome (issue 21, this
+        # test expected HiGHS to find a solution within 0.5 s); the limit must still be kept
+        elapsed = time.perf_counter() - t0
+        assert exc.status == "time_limit" and elapsed < WITHIN, (name, exc.status, elapsed)
+        return
     elapsed = time.perf_counter() - t0
+    # the limit is kept (an upper bound with slack); how much work got done depends on the machine
     assert elapsed < WITHIN, f"{name}: {elapsed:.2f} s with time_limit={LIMIT}"
-    # stopped at the limit, or (a fast machine: theorem1, rc_op, rp_oc take 0.3-0.7 s) finished
-    # before it, with the algorithm's own status
-    assert sol.status == "time_limit" or (sol.status in ("ok", "optimal") and elapsed < LIMIT + 0.5), \
-        (name, sol.status, elapsed)
+    assert sol.status in ("time_limit", "ok", "optimal"), (name, sol.status, elapsed)
     obj = evaluate(inst, sol.assignment)[0]  # raises if the assignment is infeasible
     assert math.isfinite(obj) and obj == sol.objective
     if FAM.algorithms[name].kind == "exact" and name != "bruteforce":
@@ -273,8 +278,8 @@ def test_cli_time_limit_on_b10000(tmp_path, capsys, warm, algorithm):
     assert code == 0, out.err
     sol = json.loads(out.out)
     assert elapsed < 1 + WITHIN
-    # stopped at the limit, or finished before it on a fast machine (bcd_exact_b: 0.3-1.4 s)
-    assert sol["status"] == "time_limit" or (sol["status"] in ("ok", "optimal") and elapsed < 1.5), sol["status"]
+    # stopped at the limit, or finished before it (how far it gets depends on the machine)
+    assert sol["status"] in ("time_limit", "ok", "optimal"), sol["status"]
     assert sol["objective"] == evaluate(io.load(f), sol["assignment"])[0]
     code = main(["solve", str(f), "--algorithm", algorithm, "--time-limit", "0"])
     err = capsys.readouterr().err

@@ -48,3 +48,20 @@ def test_limit():
     inst = _inst(names, [(names[i], names[i + 1]) for i in range(24)])
     with pytest.raises(InstanceError, match="limited to 22 layers"):
         bruteforce.solve(inst)
+
+
+def test_size_is_checked_before_any_table_is_built(monkeypatch):
+    """Issue 21: 100,000 layers were refused only after 45 s and 2.2 GB of bitmask tables."""
+    import pytest
+
+    from cases.split import random_instance
+    from splitopt.errors import InstanceError
+    from splitopt.solvers.split import bruteforce as bf
+
+    def boom(*a, **k):
+        raise AssertionError("tables built before the size check")
+
+    monkeypatch.setattr(bf, "_tables", boom)
+    inst = random_instance(0, kind="layered", n=23)
+    with pytest.raises(InstanceError, match="limited to 22 layers, got 23"):
+        bf.solve(inst)

@@ -32,6 +32,7 @@ import math
 import os
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -149,14 +150,19 @@ class HighsMatrix:
         lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
         self.lp = lp
         self.highs = h = new_highs(bool(tee))
+        self.time_limit, self.tee = time_limit, bool(tee)
+        self.options: dict[str, Any] = {}  # what a child process (isolate=True) sets again
         if time_limit is not None:
             h.setOptionValue("time_limit", float(time_limit))
-        h.setOptionValue("mip_rel_gap", DEFAULT_REL_GAP if mip_gap is None else float(mip_gap))
+        self.options["mip_rel_gap"] = DEFAULT_REL_GAP if mip_gap is None else float(mip_gap)
         if mip_gap is None:
-            h.setOptionValue("mip_abs_gap", DEFAULT_ABS_GAP)
+            self.options["mip_abs_gap"] = DEFAULT_ABS_GAP
+        for key, val in self.options.items():
+            h.setOptionValue(key, val)
         for key, val in (options or {}).items():
             if h.setOptionValue(key, val) != highspy.HighsStatus.kOk:
                 raise InstanceError(f"options.{key}", f"HiGHS rejected the option value {val!r}")
+            self.options[key] = val
         h.passModel(lp)
 
     # ------------------------------------------------------------------ construction
@@ -236,19 +242,36 @@ class HighsMatrix:
         self.highs.changeColsCost(n, np.arange(n, dtype=np.int32), c * self.scale)
         self.highs.changeObjectiveOffset(offset * self.scale)
 
+    def set_time_limit(self, seconds: float | None) -> None:
+        """Change the time limit of the next :meth:`solve` (``None``: none)."""
+        self.time_limit = seconds
+        self.highs.setOptionValue("time_limit", float("inf") if seconds is None else max(float(seconds), 1e-3))
+
     def set_option(self, key: str, value: Any) -> None:
         self.highs.setOptionValue(key, value)
 
-    def solve(self) -> MatrixResult:
+    def solve(self, isolate: bool = False) -> MatrixResult:
+        """Run HiGHS. ``isolate=True`` (with a time limit) runs it in a child process killed at the
+        limit (:mod:`.highs_isolated`): HiGHS overruns its own limit on large models. A killed run
+        is ``time_limit`` without a solution."""
+        from splitopt.solvers.exact.highs_isolated import local_outcome, run_isolated
+
         h, hs = self.highs, self._hs
         S = hs.HighsModelStatus
-        self._run()
-        ms = h.getModelStatus()
-        term = h.modelStatusToString(ms)
+        if isolate and self.time_limit is not None:
+            tl = float(self.time_limit)
+            o = run_isolated(self.lp, self.options, time.monotonic() + tl, 0.25 * max(1.0, 0.1 * tl), self.tee)
+            if o.ms is None or o.ms < 0:
+                return MatrixResult("time_limit" if o.ms is None else "error", o.term, None, None, None, o.term)
+            ms = S(o.ms)
+        else:
+            self._run()
+            o = local_outcome(h)
+            ms = h.getModelStatus()
+        term = o.term
         if ms == S.kUnboundedOrInfeasible:
             return MatrixResult(self._disambiguate(), term, None, None, None)
-        info = h.getInfo()
-        has_sol = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        has_sol = o.primal == 2  # kSolutionStatusFeasible
         status = {
             S.kOptimal: "optimal", S.kInfeasible: "infeasible", S.kUnbounded: "unbounded",
             S.kTimeLimit: "time_limit", S.kIterationLimit: "feasible", S.kSolutionLimit: "feasible",
@@ -270,17 +293,17 @@ class HighsMatrix:
             objective = bound = self.lp.offset_ / self.scale
             x = np.zeros(self.num_col)
         elif has_sol:
-            x = np.asarray(h.getSolution().col_value, dtype=float)
-            objective = float(info.objective_function_value) / self.scale
+            x = o.x if o.x is not None else np.asarray(h.getSolution().col_value, dtype=float)
+            objective = float(o.objective) / self.scale
         y = None
         if self.is_mip:
-            bound = base.finite(info.mip_dual_bound)
+            bound = base.finite(o.mip_dual_bound)
             if bound is not None:
                 bound /= self.scale
         elif status == "optimal":
             bound = objective
-            if info.dual_solution_status == 2:  # kSolutionStatusFeasible
-                y = np.asarray(h.getSolution().row_dual, dtype=float) / self.scale
+            if o.dual == 2:  # kSolutionStatusFeasible
+                y = (o.y if o.y is not None else np.asarray(h.getSolution().row_dual, dtype=float)) / self.scale
         return MatrixResult(status, term, objective, bound, x, y=y)
 
     def _run(self) -> None:
@@ -394,17 +417,22 @@ class HighsBackend(base.Backend):
         import pyomo.environ as pyo
 
         self.require()
+        t0 = time.monotonic()
         obj = base.active_objective(model)
         try:
             hm = HighsMatrix.from_pyomo(model, relax=relax, time_limit=time_limit, mip_gap=mip_gap, tee=tee,
                                         options=options)
+            if time_limit is not None:  # the limit covers the compilation too: HiGHS gets what is left
+                hm.set_time_limit(time_limit - (time.monotonic() - t0))
         except InfeasibleModel as exc:
             return dict(status="infeasible", termination="trivially infeasible constraint", message=str(exc))
         except InstanceError:  # a bad option: the caller's error, not the model's
             raise
         except ValueError as exc:
             return dict(status="error", termination="model error", message=str(exc))
-        r = hm.solve()
+        from splitopt.solvers.exact.highs_isolated import ISOLATE_ABOVE
+
+        r = hm.solve(isolate=time_limit is not None and hm.num_col + int(hm.lp.num_row_) > ISOLATE_ABOVE)
         out: dict[str, Any] = dict(status=r.status, termination=r.termination, message=r.message)
         if r.status == "optimal" and hm.is_mip and hm.coefficient_range > TRUSTED_RANGE:
             out["status"] = "numerical"

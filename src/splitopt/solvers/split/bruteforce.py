@@ -65,10 +65,13 @@ def _cost(mask: int, n: int, dev, srv, tens, inp_w, inp_mask) -> float:
 
 def enumerate_splits(instance: SplitInstance, *, closed: bool = True, max_layers: int = 22):
     """Yield ``(cost, device_mask_int)`` for every feasible device set (every subset respecting the
-    pins if not ``closed``). Bit ``v`` of the mask is layer ``v`` in topological order."""
+    pins if not ``closed``). Bit ``v`` of the mask is layer ``v`` in topological order.
+
+    The size is checked before anything is built (issue 21: the bitmask tables of a 100,000-layer
+    graph took 45 s and 2.2 GB before the refusal)."""
+    if len(instance.graph) > max_layers:
+        raise InstanceError("graph", f"brute force is limited to {max_layers} layers, got {len(instance.graph)}")
     n, dev, srv, tens, inp_w, inp_mask, pred, fd, fs = _tables(instance)
-    if n > max_layers:
-        raise InstanceError("graph", f"brute force is limited to {max_layers} layers, got {n}")
     if not closed:
         need = sum(1 << v for v in range(n) if fd[v])
         forbid = sum(1 << v for v in range(n) if fs[v])
