@@ -32,7 +32,7 @@ class Case:
 
     ``make()`` builds it; ``optimum(instance)`` returns the exact optimum (an exact algorithm without a
     limit) or ``None`` when too expensive; ``applies(name)`` selects the algorithms meant for this
-    instance type (``throughput``'s ``device_*`` algorithms take device instances only)."""
+    instance type (all by default)."""
 
     family: str
     id: str
