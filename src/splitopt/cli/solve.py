@@ -99,6 +99,7 @@ def cmd_solve(args) -> int:
     if args.json:
         out = sol.to_dict()
         out["timing"] = timing
+        _add_plan(out, inst, sol, args.file)  # issue 23: stages named by layers and FQNs, for `splitopt export`
         print(json.dumps(out, indent=1, default=str))
         return 0
     if fam.render is not None:
@@ -113,6 +114,19 @@ def cmd_solve(args) -> int:
     print(f"algorithm {sol.algorithm}: status {sol.status}, objective {sol.objective:.9g}"
           + (f", bound {sol.bound:.9g}" if sol.bound is not None else "") + f", {when}")
     return 0
+
+
+def _add_plan(out: dict, inst, sol, path: str) -> None:
+    from pathlib import Path
+
+    from splitopt.errors import SplitoptError
+    from splitopt.export import plan_of
+
+    out["instance"] = str(Path(path).resolve())
+    try:
+        out["plan"] = plan_of(inst, sol.assignment)
+    except SplitoptError:  # a family without a plan shape yet: `splitopt export` says so
+        pass
 
 
 def cmd_sweep(args) -> int:

@@ -385,34 +385,10 @@ def _choose_units(nodes, depth: int | None, edges) -> set[str]:
     return expanded - {None}
 
 
-# ---------------------------------------------------------------------------- the importer
-def from_torch(module, example_inputs, *, level: str = "module", depth: int | None = None,
-               training: bool = False, name: str | None = None, program=None) -> DNNGraph:
-    """A DNN graph of ``module`` run on ``example_inputs`` (see the module docstring).
-
-    ``program``: an :class:`~torch.export.ExportedProgram` of the same call, when the caller has
-    one (otherwise exported here). ``training`` also counts backward FLOP.
-    """
-    torch = require_torch()
-    if level not in LEVELS:
-        raise InstanceError("level", f"must be one of {', '.join(LEVELS)}, got {level!r}")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise InstanceError("depth", f"must be an integer >= 1, got {depth!r}")
-    if not isinstance(module, torch.nn.Module):
-        raise InstanceError("module", f"must be a torch.nn.Module, got {type(module).__name__}")
-    if isinstance(example_inputs, torch.Tensor):
-        example_inputs = (example_inputs,)
-    example_inputs = tuple(example_inputs)
-    module.train(training)
-    ep = program if program is not None else export_program(module, example_inputs)
-    values, fwd, bwd = run_nodes(ep, example_inputs, training=training)
-    ph = _placeholder_values(ep, example_inputs)
-    nodes = [n for n in ep.graph.nodes if n.op == "call_function"]
-    inputs = [n for n in ep.graph.nodes if n.op == "placeholder" and ph[n.name][0] == "input"]
-    in_names = {n.name: ("input" if len(inputs) == 1 else f"input:{n.name}") for n in inputs}
-    # data edges between call_function nodes (placeholders excluded)
+def assign_layers(nodes, level: str, depth: int | None, root: str = "forward"):
+    """``(layer_of, kind)``: the layer of every ``call_function`` node, and per layer ``(op, fqn, split
+    fqn or None)``, at ``level`` (see the module docstring). Shared by the importer and the profiler."""
     node_edges = [(a.name, n.name) for n in nodes for a in n.all_input_nodes if a.op == "call_function"]
-
     # ---- layer of every node
     layer_of: dict[str, str] = {}
     kind: dict[str, tuple[str, str | None, str | None]] = {}  # layer -> (op, fqn, split fqn)
@@ -462,7 +438,37 @@ def from_torch(module, example_inputs, *, level: str = "module", depth: int | No
         if pending:  # no module at all: the root's own code is one layer
             for p in pending:
                 layer_of[p] = "forward"
-            kind["forward"] = (type(module).__name__, "", None)
+            kind["forward"] = (root, "", None)
+
+    return layer_of, kind
+
+
+# ---------------------------------------------------------------------------- the importer
+def from_torch(module, example_inputs, *, level: str = "module", depth: int | None = None,
+               training: bool = False, name: str | None = None, program=None) -> DNNGraph:
+    """A DNN graph of ``module`` run on ``example_inputs`` (see the module docstring).
+
+    ``program``: an :class:`~torch.export.ExportedProgram` of the same call, when the caller has
+    one (otherwise exported here). ``training`` also counts backward FLOP.
+    """
+    torch = require_torch()
+    if level not in LEVELS:
+        raise InstanceError("level", f"must be one of {', '.join(LEVELS)}, got {level!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise InstanceError("depth", f"must be an integer >= 1, got {depth!r}")
+    if not isinstance(module, torch.nn.Module):
+        raise InstanceError("module", f"must be a torch.nn.Module, got {type(module).__name__}")
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
+    module.train(training)
+    ep = program if program is not None else export_program(module, example_inputs)
+    values, fwd, bwd = run_nodes(ep, example_inputs, training=training)
+    ph = _placeholder_values(ep, example_inputs)
+    nodes = [n for n in ep.graph.nodes if n.op == "call_function"]
+    inputs = [n for n in ep.graph.nodes if n.op == "placeholder" and ph[n.name][0] == "input"]
+    in_names = {n.name: ("input" if len(inputs) == 1 else f"input:{n.name}") for n in inputs}
+    layer_of, kind = assign_layers(nodes, level, depth, type(module).__name__)
 
     # ---- costs per layer
     order: list[str] = []
