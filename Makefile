@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	# the test extra includes torch==2.13.0+cpu (issue 23): the CPU wheel, about 800 MB installed, not the CUDA build
 	$(BIN)/python -m pip install -q -e ".[test]"
 	touch $@
 
