@@ -60,8 +60,12 @@ def _write(graph: DNNGraph, fwd: dict[str, list[float]], bwd: dict[str, list[flo
                                      "(profile the model the graph was imported from, at the same level)")
     layers = []
     for lay in graph.layers:
-        if lay.name not in fwd:
-            layers.append(lay)
+        if lay.name not in fwd:  # a graph input: no compute, 0 s (so every layer has the machine class)
+            fs, bs = dict(lay.fwd_seconds), dict(lay.bwd_seconds)
+            fs[machine] = 0.0
+            if bwd:
+                bs[machine] = 0.0
+            layers.append(replace(lay, fwd_seconds=fs, bwd_seconds=bs))
             continue
         fs = dict(lay.fwd_seconds)
         fs[machine] = statistics.median(fwd[lay.name])

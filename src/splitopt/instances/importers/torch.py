@@ -53,11 +53,16 @@ line of export's reason.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import io
+import logging
 import math
 import operator
+import os
 import re
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -158,7 +163,8 @@ def export_program(module, example_inputs: tuple):
     naming the innermost module being traced (found by re-tracing with call-stack hooks)."""
     torch = require_torch()
     try:
-        return torch.export.export(module, tuple(example_inputs))
+        with _quiet():
+            return torch.export.export(module, tuple(example_inputs))
     except Exception as exc:  # noqa: BLE001 - export raises many types; each becomes one line
         first = exc
     names = {m: n for n, m in module.named_modules()}
@@ -178,7 +184,8 @@ def export_program(module, example_inputs: tuple):
 
     handles = [m.register_forward_pre_hook(pre) for m in names] + [m.register_forward_hook(post) for m in names]
     try:
-        torch.export.export(module, tuple(example_inputs))
+        with _quiet():
+            torch.export.export(module, tuple(example_inputs))
     except Exception:  # noqa: BLE001
         on_error()
     finally:
@@ -189,6 +196,36 @@ def export_program(module, example_inputs: tuple):
     reason = next((ln.strip() for ln in str(first).splitlines() if ln.strip()), type(first).__name__)
     label = f"module {fqn!r} ({type(mod).__name__})" if fqn else f"the root module ({type(module).__name__})"
     raise TorchImportError("torch.export", f"cannot trace {label}: {type(first).__name__}: {reason}"[:400])
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Silence what ``torch.export`` prints while it fails (graph dumps, symbolic-shape warnings on
+    the process's stdout/stderr): the failure becomes one error line instead."""
+    loggers = [logging.getLogger(n) for n in ("torch", "torch.fx", "torch._dynamo", "torch.export")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    saved = []
+    try:
+        for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+            try:
+                stream.flush()
+                saved.append((fd, os.dup(fd)))
+            except (OSError, ValueError, AttributeError):
+                continue
+        null = os.open(os.devnull, os.O_WRONLY)
+        for fd, _ in saved:
+            os.dup2(null, fd)
+        os.close(null)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        for fd, copy in saved:
+            os.dup2(copy, fd)
+            os.close(copy)
+        for lg, lv in zip(loggers, levels):
+            lg.setLevel(lv)
 
 
 # ---------------------------------------------------------------------------- costs per node
