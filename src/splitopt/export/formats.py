@@ -67,14 +67,14 @@ def _one_stage_per_module(plan: dict, fmt: str) -> None:
         for f in s["fqns"]:
             if owner.setdefault(f, s["name"]) != s["name"]:
                 raise ExportError(fmt, f"module {f!r} has layers on {owner[f]} and {s['name']}: a module "
-                                       "cannot be placed on two devices (import at level='module')")
+                                       "cannot be placed on two devices (a module called twice, or an op-level "
+                                       "graph cut inside a module)")
 
 
 def pipelining(plan: dict) -> dict:
     """``{"split_spec": {fqn: "BEGINNING"}, "num_stages": k, "stages": [[fqn, ...], ...]}``."""
     _need_fqns(plan, "pipelining")
     contiguous(plan, "pipelining")
-    _one_stage_per_module(plan, "pipelining")
     spec = {}
     for s in plan["stages"][1:]:
         if not s["begin"]:
@@ -82,6 +82,7 @@ def pipelining(plan: dict) -> dict:
                                             "point (a module called more than once, or an operator inside a "
                                             "module): no SplitPoint.BEGINNING names it")
         spec[s["begin"]] = "BEGINNING"
+    _one_stage_per_module(plan, "pipelining")
     return {"format": "pipelining", "split_spec": spec, "num_stages": len(plan["stages"]),
             "stages": [s["fqns"] for s in plan["stages"]]}
 

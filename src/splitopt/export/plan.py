@@ -34,6 +34,19 @@ def torch_info(instance: Any, graph=None) -> dict | None:
     return None
 
 
+def torch_meta(graph, chain=None) -> dict:
+    """Instance ``meta`` entries that let a plan name modules: ``{"torch": ..., "part_layers": ...}``
+    when ``graph`` came from PyTorch (else ``{}``). ``chain``: the collapsed graph whose layers the
+    instance's parts are (their ``meta["members"]``), when the family collapsed ``graph``."""
+    info = getattr(graph, "meta", {}).get("torch") if graph is not None else None
+    if not isinstance(info, Mapping):
+        return {}
+    out: dict = {"torch": dict(info)}
+    if chain is not None and chain is not graph:
+        out["part_layers"] = {lay.name: list(lay.meta.get("members") or [lay.name]) for lay in chain.layers}
+    return out
+
+
 def _stage(name: str, device: Any, layers: Sequence[str], info: dict | None) -> dict:
     fqn = (info or {}).get("fqn", {}) or {}
     sp = (info or {}).get("split_points", {}) or {}
@@ -106,4 +119,4 @@ def plan_of(instance: Any, assignment: Any, *, graph=None) -> dict:
                                                   if k in info}}
 
 
-__all__ = ["plan_of", "torch_info"]
+__all__ = ["plan_of", "torch_info", "torch_meta"]
