@@ -88,13 +88,7 @@ def _write(graph: DNNGraph, fwd: dict[str, list[float]], bwd: dict[str, list[flo
 def profile_torch(graph: DNNGraph, module, example_inputs, *, repeat: int = 5, warmup: int = 2,
                   training: bool = False, machine: str = "cpu", threads: int | None = 1) -> DNNGraph:
     """``graph`` (from :func:`from_torch` on the same module and inputs) with measured seconds."""
-    from splitopt.instances.importers.torch import (
-        _placeholder_values,
-        _tensors,
-        assign_layers,
-        export_program,
-        require_torch,
-    )
+    from splitopt.instances.importers.torch import require_torch
 
     torch = require_torch()
     _check_counts(repeat, warmup)
@@ -106,8 +100,18 @@ def profile_torch(graph: DNNGraph, module, example_inputs, *, repeat: int = 5, w
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
     module.train(training)
+    before = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(int(threads))
+    try:
+        return _profile(torch, graph, module, example_inputs, repeat, warmup, training, machine, info)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _profile(torch, graph, module, example_inputs, repeat, warmup, training, machine, info) -> DNNGraph:
+    from splitopt.instances.importers.torch import _placeholder_values, _tensors, assign_layers, export_program
+
     ep = export_program(module, example_inputs)
     nodes = [n for n in ep.graph.nodes if n.op == "call_function"]
     layer_of, _ = assign_layers(nodes, info.get("level", "module"), info.get("depth"), type(module).__name__)

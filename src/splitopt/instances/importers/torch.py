@@ -573,9 +573,17 @@ def from_torch(module, example_inputs, *, level: str = "module", depth: int | No
             "params": int(n_params),
             "cost_convention": "FLOP from torch.utils.flop_counter.FlopCounterMode per ATen node (element-wise "
                                "ops count 0); bytes of the real tensors; parameters counted once",
-            "torch": {"level": level, "depth": depth, "fqn": fqns, "split_points": split_points}}
+            "torch": {"level": level, "depth": depth, "fqn": fqns, "split_points": split_points,
+                      "inputs": [_shape_text(x) for x in example_inputs]}}
     return DNNGraph(layers, [Edge(a, b) for a, b in sorted(edges, key=lambda e: (_pos(layers, e)))],
                     name=name or type(module).__name__, meta=meta)
+
+
+def _shape_text(x) -> str:
+    """``"4x64:int64"``: the ``--input`` spelling of an example input."""
+    shape = "x".join(str(d) for d in getattr(x, "shape", ())) or "1"
+    dt = str(getattr(x, "dtype", "float32")).replace("torch.", "")
+    return shape if dt == "float32" else f"{shape}:{dt}"
 
 
 def _pos(layers, e):
