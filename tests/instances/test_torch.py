@@ -233,3 +233,57 @@ def test_torchvision_resnet18_matches_the_zoo():
     m = load_factory("torchvision:resnet18")
     g = from_torch(m, (torch.randn(1, 3, 224, 224),))
     assert g.totals()["params"] == zoo.get("resnet18").totals()["params"] == 11_689_512
+
+
+class _Basic(nn.Module):
+    def __init__(self, c_in, c, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c_in, c, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(c, c, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(c)
+        self.downsample = (nn.Sequential(nn.Conv2d(c_in, c, 1, stride, bias=False), nn.BatchNorm2d(c))
+                           if stride != 1 or c_in != c else None)
+
+    def forward(self, x):
+        idt = x if self.downsample is None else self.downsample(x)
+        y = self.relu(self.bn1(self.conv1(x)))
+        return self.relu(self.bn2(self.conv2(y)) + idt)
+
+
+class _ResNet18(nn.Module):
+    """ResNet-18 as torchvision.models.resnet18 defines it (He et al. 2016, v1.5), written out here."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        c, stages = 64, []
+        for w, s in ((64, 1), (128, 2), (256, 2), (512, 2)):
+            stages.append(nn.Sequential(_Basic(c, w, s), _Basic(w, w, 1)))
+            c = w
+        self.layer1, self.layer2, self.layer3, self.layer4 = stages
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(512, 1000)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
+def test_resnet18_written_out_matches_the_zoo():
+    """The analytic zoo and the importer agree on ResNet-18: parameters, and forward FLOP = 2 x the
+    zoo's conv + linear MACs (FlopCounterMode counts exactly those ops)."""
+    from splitopt.instances import zoo
+
+    g = from_torch(_ResNet18().eval(), (torch.randn(1, 3, 224, 224),))
+    z = zoo.get("resnet18").totals()
+    assert g.totals()["params"] == z["params"] == 11_689_512
+    assert g.totals()["fwd_flop"] == 2 * z["macs"]
+    # the default units: stem modules, the eight residual blocks, pool and classifier
+    assert g.names[1:] == ["conv1", "bn1", "relu", "maxpool", *[f"layer{i}.{j}" for i in range(1, 5) for j in (0, 1)],
+                           "avgpool", "fc"]
