@@ -50,7 +50,11 @@ def load_factory(spec: str, *, training: bool = False):
                 raise InstanceError("model", f"{spec!r}: no file {mod_name}")
             s = importlib.util.spec_from_file_location(f"splitopt_user_{path.stem}", path)
             pymod = importlib.util.module_from_spec(s)
-            s.loader.exec_module(pymod)
+            try:
+                s.loader.exec_module(pymod)
+            except Exception as exc:  # noqa: BLE001 - the user's file: one line, not a traceback
+                raise InstanceError("model", f"{spec!r}: running {mod_name} failed: {type(exc).__name__}: "
+                                             f"{_first_line(exc)}") from None
         else:
             try:
                 pymod = importlib.import_module(mod_name)
@@ -61,10 +65,23 @@ def load_factory(spec: str, *, training: bool = False):
             if not hasattr(obj, part):
                 raise InstanceError("model", f"{spec!r}: {mod_name!r} has no attribute {attr!r}")
             obj = getattr(obj, part)
-        module = obj if isinstance(obj, torch.nn.Module) else obj()
+        if isinstance(obj, torch.nn.Module):
+            module = obj
+        elif callable(obj):
+            try:
+                module = obj()
+            except Exception as exc:  # noqa: BLE001 - the user's factory: one line, not a traceback
+                raise InstanceError("model", f"{spec!r}: calling {attr}() failed: {type(exc).__name__}: "
+                                             f"{_first_line(exc)}") from None
+        else:
+            module = obj
     if not isinstance(module, torch.nn.Module):
         raise InstanceError("model", f"{spec!r} gave a {type(module).__name__}, not a torch.nn.Module")
     return module.train(training)
+
+
+def _first_line(exc: BaseException) -> str:
+    return next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")[:300]
 
 
 def parse_inputs(shapes: Sequence[str], dtype: str = "float32", *, seed: int = 0) -> tuple:
