@@ -287,3 +287,25 @@ def test_resnet18_written_out_matches_the_zoo():
     # the default units: stem modules, the eight residual blocks, pool and classifier
     assert g.names[1:] == ["conv1", "bn1", "relu", "maxpool", *[f"layer{i}.{j}" for i in range(1, 5) for j in (0, 1)],
                            "avgpool", "fc"]
+
+
+def test_measured_seconds_as_flop_for_flop_only_builders():
+    """A layer measured at s seconds, stated as FLOP at rate R, costs s on a node of rate R and s/4 on
+    one 4x faster (the throughput family's per-layer compute time c_i / eta_k)."""
+    from splitopt.instances.profile import measured_as_flop, profile_torch
+    from splitopt.instances.throughput import ThroughputInstance
+
+    m = load_factory("splitopt.instances.importers.torch_examples:residual_cnn")
+    x = torch.randn(1, 3, 16, 16)
+    g = profile_torch(from_torch(m, (x,)), m, (x,), repeat=2, warmup=1)
+    gf = measured_as_flop(g, "cpu", 1e9)
+    assert gf.layer("fc").meta["counted_fwd_flop"] == g.layer("fc").fwd_flop
+    inst = ThroughputInstance.from_graph(gf, [1e9, 4e9], 1e8)
+    from splitopt.families import evaluate
+
+    total = math.fsum(lay.fwd_seconds["cpu"] for lay in g.layers)
+    # every layer on one node, no transfer: the family's evaluator gives the measured total / speed-up
+    assert evaluate(inst, ["n0"] * len(inst.layers))[0] == pytest.approx(total, rel=1e-9)
+    assert evaluate(inst, ["n1"] * len(inst.layers))[0] == pytest.approx(total / 4, rel=1e-9)
+    with pytest.raises(InstanceError, match="no measured seconds"):
+        measured_as_flop(g, "gpu")

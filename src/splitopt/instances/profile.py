@@ -3,7 +3,9 @@
 The measured seconds go where PipeDream profiles put theirs, ``Layer.fwd_seconds[machine]`` and
 ``Layer.bwd_seconds[machine]`` (default machine class ``"cpu"``), so every family's instance
 builder takes them as it takes FLOP (``GroupingInstance.from_graph(machine="cpu")``,
-``SplitInstance.from_graph(machine_class="cpu", timing="measured")``, ...).
+``SplitInstance.from_graph(machine_class="cpu", timing="measured")``; the builders that read FLOP
+only, ``pipeline`` and ``throughput``, through :func:`measured_as_flop`, which states the
+measured seconds as FLOP at the rate the profiled machine stands for).
 
 PyTorch (:func:`profile_torch`): the module is exported again (``torch.export``) and its ATen graph
 is executed node by node ``warmup + repeat`` times (on ``threads`` intra-op threads, default 1,
@@ -82,6 +84,29 @@ def _write(graph: DNNGraph, fwd: dict[str, list[float]], bwd: dict[str, list[flo
         meta["bwd_total_s"] = math.fsum(lay.bwd_seconds.get(machine, 0.0) for lay in layers)
     gm["profile"] = meta
     return DNNGraph(layers, graph.edges, name=graph.name, meta=gm)
+
+
+def measured_as_flop(graph: DNNGraph, machine: str = "cpu", flops_per_s: float = 1e9) -> DNNGraph:
+    """A copy of ``graph`` whose ``fwd_flop``/``bwd_flop`` are the measured seconds on ``machine``
+    times ``flops_per_s``, the rate that machine stands for: builders that read FLOP only (the
+    ``pipeline`` and ``throughput`` families) then charge a layer exactly its measured seconds on a
+    node of rate ``flops_per_s`` and proportionally less on a faster one. The counted FLOP are kept
+    in ``meta["counted_fwd_flop"]`` / ``meta["counted_bwd_flop"]``; ``graph.meta["flop_from_seconds"]``
+    records the machine and rate."""
+    from splitopt.instances.limits import RATE
+
+    rate = RATE.check("flops_per_s", flops_per_s)
+    layers = []
+    for i, lay in enumerate(graph.layers):
+        if machine not in lay.fwd_seconds:
+            raise InstanceError(f"layers[{i}].fwd_seconds", f"no measured seconds for machine {machine!r} on "
+                                                            f"layer {lay.name!r} (run splitopt profile first)")
+        m = {**lay.meta, "counted_fwd_flop": lay.fwd_flop, "counted_bwd_flop": lay.bwd_flop}
+        bwd = lay.bwd_seconds.get(machine)
+        layers.append(replace(lay, fwd_flop=lay.fwd_seconds[machine] * rate,
+                              bwd_flop=(bwd * rate) if bwd is not None else lay.bwd_flop, meta=m))
+    return DNNGraph(layers, graph.edges, name=graph.name,
+                    meta={**graph.meta, "flop_from_seconds": {"machine": machine, "flops_per_s": rate}})
 
 
 # ---------------------------------------------------------------------------- PyTorch
@@ -257,4 +282,4 @@ def profile_onnx(path, graph: DNNGraph | None = None, *, repeat: int = 5, warmup
     return _write(g, fwd, {}, machine, meta)
 
 
-__all__ = ["profile_torch", "profile_torch_spec", "profile_onnx"]
+__all__ = ["profile_torch", "profile_torch_spec", "profile_onnx", "measured_as_flop"]
