@@ -135,7 +135,9 @@ def test_cli_solve_json_carries_the_plan_and_export_writes_files(tmp_path, capsy
     assert spec["split_spec"] == {names[sizes[0]]: "BEGINNING", names[sizes[0] + sizes[1]]: "BEGINNING"}
     code = (tmp_path / "spec.py").read_text()
     assert "SplitPoint.BEGINNING" in code and "pipeline(module, mb_args, split_spec=split_spec)" in code
-    compile(code, "spec.py", "exec")
+    ns: dict = {}  # the snippet runs as printed (the per-rank stage line needs a process group)
+    exec(compile(code.replace("stage = pipe.build_stage", "# stage = pipe.build_stage"), "spec.py", "exec"), ns)
+    assert ns["pipe"].num_stages == 3
     # without the stored plan, the instance path is enough
     del sol["plan"]
     sol_path.write_text(json.dumps(sol))

@@ -146,7 +146,13 @@ def snippet(out: dict, plan: dict) -> str:
     """A short Python snippet that hands the export to its framework."""
     t = plan.get("torch") or {}
     model = t.get("model", "module")
-    load = (f"module = {model.split(':')[-1]}()  # {model}" if ":" in str(model) else "module = ...  # the model")
+    mod, _, fac = str(model).rpartition(":")
+    if mod and fac and not mod.endswith(".py") and mod != "torchvision":
+        load = f"from {mod} import {fac.split('.')[0]}\n\nmodule = {fac}()"
+    elif mod == "torchvision":
+        load = f"import torchvision\n\nmodule = torchvision.models.get_model({fac!r}, weights=None)"
+    else:
+        load = f"module = ...  # {model}" if mod else "module = ...  # the model"
     shapes = t.get("inputs") or ["..."]
     fmt = out["format"]
     if fmt == "pipelining":
