@@ -125,8 +125,8 @@ def _add_plan(out: dict, inst, sol, path: str) -> None:
     out["instance"] = str(Path(path).resolve())
     try:
         out["plan"] = plan_of(inst, sol.assignment)
-    except SplitoptError:  # a family without a plan shape yet: `splitopt export` says so
-        pass
+    except (SplitoptError, AttributeError, TypeError, KeyError, ValueError):
+        pass  # a family without a plan shape yet: `splitopt export` recomputes it and says so
 
 
 def cmd_sweep(args) -> int:

@@ -66,6 +66,16 @@ def _members(instance, part: str) -> list[str]:
     return [part]
 
 
+def _layer_names(instance) -> list[str]:
+    """The layer names an instance assigns: ``layers`` (throughput, links model), else ``nodes``
+    (throughput's device model, whose DNN-graph vertices are called nodes)."""
+    for attr in ("layers", "nodes"):
+        v = getattr(instance, attr, None)
+        if isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
+            return list(v)
+    return []
+
+
 def plan_of(instance: Any, assignment: Any, *, graph=None) -> dict:
     """The plan of ``assignment`` for ``instance`` (see the module docstring); raises
     :class:`InstanceError` for an assignment that does not fit the instance."""
@@ -103,10 +113,11 @@ def plan_of(instance: Any, assignment: Any, *, graph=None) -> dict:
                                  info))
         stages = [s for s in stages if s["layers"]]
         order, kind = [m for part in names for m in _members(instance, part)], "stages"
-    elif isinstance(assignment, (list, tuple)) and len(getattr(instance, "layers", ())) == len(assignment) \
-            and all(isinstance(v, str) for v in assignment):
-        # one node/device name per layer (throughput, placement): stages in order of first use
-        names = list(instance.layers)
+    elif isinstance(assignment, (list, tuple)) and all(isinstance(v, str) for v in assignment) \
+            and len(_layer_names(instance)) == len(assignment):
+        # one node/device name per layer (throughput; the device model's accelerators and CPU cores;
+        # placement): stages in order of first use
+        names = _layer_names(instance)
         by: dict[str, list[str]] = {}
         for lay, node in zip(names, assignment):
             by.setdefault(node, []).append(lay)
