@@ -164,3 +164,32 @@ def test_cli_export_refusal_is_one_line(tmp_path, capsys):
 def test_zoo_layers_are_plain_names():
     g = zoo.get("resnet18")
     assert "torch" not in g.meta
+
+
+def test_pipeline_and_throughput_solutions_name_their_modules(tmp_path, capsys):
+    g = tmp_path / "g.json"
+    assert main(["import", "torch", CNN, "--input", "1x3x16x16", "-o", str(g)]) == 0
+    names = [n for n in io.load(g).names if n != "input"]
+    # pipeline (seed 001): client block, then one block per server; assignment "cuts" are layer counts
+    pi = tmp_path / "p.json"
+    assert main(["make", "pipeline", str(g), "--clients", "1", "--servers", "2", "-o", str(pi)]) == 0
+    capsys.readouterr()
+    assert main(["solve", str(pi), "--json"]) == 0
+    sol = json.loads(capsys.readouterr().out)
+    ends = [*sol["assignment"]["cuts"], len(names) + 1]
+    blocks = [(0, ends[0])] + [(ends[j], ends[j + 1]) for j in range(len(ends) - 1)]
+    layers = ["input", *names]
+    want = [[n for n in layers[lo:hi] if n != "input"] for lo, hi in blocks if hi > lo]
+    assert [s["fqns"] for s in sol["plan"]["stages"]] == want
+    assert [s["device"] for s in sol["plan"]["stages"]][0] == "client"
+    # throughput (seed 004): one node per layer
+    ti = tmp_path / "t.json"
+    assert main(["make", "throughput", str(g), "--setup", "3", "-o", str(ti)]) == 0
+    capsys.readouterr()
+    assert main(["solve", str(ti), "--json"]) == 0
+    sol = json.loads(capsys.readouterr().out)
+    by_node: dict = {}
+    for n, node in zip(layers, sol["assignment"]):
+        if n != "input":
+            by_node.setdefault(node, []).append(n)
+    assert {s["device"]: s["fqns"] for s in sol["plan"]["stages"]} == by_node
