@@ -63,6 +63,10 @@ def cmd_profile(args) -> int:
             raise InstanceError("--torch", "missing: name the model (PKG.MOD:FACTORY) the graph was imported from")
         g = profile_torch_spec(g, spec, args.input, dtype=args.dtype, repeat=args.repeat, warmup=args.warmup,
                                training=args.training, machine=args.machine, threads=args.threads)
+    if args.as_flop is not None:  # for the builders that read FLOP only (make pipeline, make throughput)
+        from splitopt.instances.profile import measured_as_flop
+
+        g = measured_as_flop(g, args.machine, args.as_flop)
     out = args.output or (str(path.with_suffix(".json")) if path.suffix == ".onnx" else str(path))
     io.save(g, out)
     p = g.meta["profile"]
@@ -136,6 +140,9 @@ def add_parsers(sub) -> None:
     pr.add_argument("--threads", type=int, default=1, help="torch intra-op threads while timing (default 1)")
     pr.add_argument("--machine", default="cpu", help="machine class the seconds are written under (default cpu)")
     pr.add_argument("--batch", type=int, default=None, help="ONNX: value of a symbolic batch dimension")
+    pr.add_argument("--as-flop", type=float, default=None, metavar="FLOP_PER_S",
+                    help="also write fwd/bwd FLOP = measured seconds x this rate (for `make pipeline` and "
+                         "`make throughput`, which read FLOP; the counted FLOP stay in each layer's meta)")
     pr.add_argument("-o", "--output", default=None, help="graph JSON to write (default: overwrite FILE; "
                                                          "FILE.json for an ONNX model)")
     pr.set_defaults(func=cmd_profile)

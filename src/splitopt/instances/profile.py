@@ -65,6 +65,7 @@ def _write(graph: DNNGraph, fwd: dict[str, list[float]], bwd: dict[str, list[flo
         if lay.name not in fwd:  # a graph input: no compute, 0 s (so every layer has the machine class)
             fs, bs = dict(lay.fwd_seconds), dict(lay.bwd_seconds)
             fs[machine] = 0.0
+            bs.pop(machine, None)
             if bwd:
                 bs[machine] = 0.0
             layers.append(replace(lay, fwd_seconds=fs, bwd_seconds=bs))
@@ -74,6 +75,7 @@ def _write(graph: DNNGraph, fwd: dict[str, list[float]], bwd: dict[str, list[flo
         m = dict(lay.meta)
         m["profile"] = {"fwd_min_s": min(fwd[lay.name]), "fwd_max_s": max(fwd[lay.name])}
         bs = dict(lay.bwd_seconds)
+        bs.pop(machine, None)  # a forward-only profile leaves no stale backward seconds behind
         if lay.name in bwd:
             bs[machine] = statistics.median(bwd[lay.name])
             m["profile"].update(bwd_min_s=min(bwd[lay.name]), bwd_max_s=max(bwd[lay.name]))
