@@ -94,7 +94,9 @@ def measured_as_flop(graph: DNNGraph, machine: str = "cpu", flops_per_s: float =
     ``pipeline`` and ``throughput`` families) then charge a layer exactly its measured seconds on a
     node of rate ``flops_per_s`` and proportionally less on a faster one. The counted FLOP are kept
     in ``meta["counted_fwd_flop"]`` / ``meta["counted_bwd_flop"]``; ``graph.meta["flop_from_seconds"]``
-    records the machine and rate."""
+    records the machine and rate. A layer without measured backward seconds gets ``bwd_flop = 0``
+    (never counted FLOP beside measured ones: the builders' own convention applies, e.g. the
+    pipeline family's 2 x forward)."""
     from splitopt.instances.limits import RATE
 
     rate = RATE.check("flops_per_s", flops_per_s)
@@ -106,7 +108,7 @@ def measured_as_flop(graph: DNNGraph, machine: str = "cpu", flops_per_s: float =
         m = {**lay.meta, "counted_fwd_flop": lay.fwd_flop, "counted_bwd_flop": lay.bwd_flop}
         bwd = lay.bwd_seconds.get(machine)
         layers.append(replace(lay, fwd_flop=lay.fwd_seconds[machine] * rate,
-                              bwd_flop=(bwd * rate) if bwd is not None else lay.bwd_flop, meta=m))
+                              bwd_flop=(bwd * rate) if bwd is not None else 0.0, meta=m))
     return DNNGraph(layers, graph.edges, name=graph.name,
                     meta={**graph.meta, "flop_from_seconds": {"machine": machine, "flops_per_s": rate}})
 
