@@ -309,3 +309,39 @@ def test_measured_seconds_as_flop_for_flop_only_builders():
     assert evaluate(inst, ["n1"] * len(inst.layers))[0] == pytest.approx(total / 4, rel=1e-9)
     with pytest.raises(InstanceError, match="no measured seconds"):
         measured_as_flop(g, "gpu")
+
+
+class _Enc(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte = nn.Embedding(50, 16)
+        self.wpe = nn.Embedding(8, 16)
+        self.h = nn.ModuleList(nn.TransformerEncoderLayer(16, 2, 32, batch_first=True) for _ in range(3))
+        self.ln_f = nn.LayerNorm(16)
+
+    def forward(self, ids):
+        x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1]))
+        for block in self.h:
+            x = block(x)
+        return self.ln_f(x)
+
+
+class _LM(nn.Module):
+    """The Hugging Face GPT-2 layout: a wrapper module holding the blocks, a tied head beside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.transformer = _Enc()
+        self.lm_head = nn.Linear(16, 50, bias=False)
+        self.lm_head.weight = self.transformer.wte.weight
+
+    def forward(self, ids):
+        return self.lm_head(self.transformer(ids))
+
+
+def test_auto_depth_opens_wrappers_down_to_the_blocks():
+    g = from_torch(_LM().eval(), (torch.zeros(2, 8, dtype=torch.long),))
+    assert g.names == ["input", "transformer.wte", "transformer.wpe", "transformer.h.0", "transformer.h.1",
+                       "transformer.h.2", "transformer.ln_f", "lm_head"] and g.is_chain()
+    seq = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    assert from_torch(seq.eval(), (torch.randn(2, 4),)).names == ["input", "0", "1", "2"]
