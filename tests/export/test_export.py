@@ -84,6 +84,10 @@ def test_split_that_is_no_prefix_of_execution_is_refused():
     assert export(plan, "device-map")["device_map"] == {"a": "server", "b": "device", "c": "server"}
     ok = plan_of(inst, ["a", "input"])
     assert export(ok, "pipelining")["split_spec"] == {"b": "BEGINNING"}
+    server_only = plan_of(inst, [])                                         # the device holds no module
+    with pytest.raises(ExportError, match="device holds no module"):
+        export(server_only, "pipelining")
+    assert set(export(server_only, "device-map")["device_map"].values()) == {"server"}
 
 
 class Reuse(nn.Module):

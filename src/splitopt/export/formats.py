@@ -33,11 +33,11 @@ class ExportError(InstanceError):
     """The plan cannot be expressed in the requested format (the message says why)."""
 
 
-def _need_fqns(plan: dict, fmt: str) -> None:
+def _need_fqns(plan: dict, fmt: str, *, every_stage: bool = True) -> None:
     if not plan.get("torch"):
         raise ExportError(fmt, "the plan names no modules: its graph did not come from PyTorch (import the "
                                "model with `splitopt import torch` or from_torch, then make and solve again)")
-    for s in plan["stages"]:
+    for s in plan["stages"] if every_stage else ():
         if not s["fqns"]:
             raise ExportError(fmt, f"{s['name']} holds no module ({', '.join(s['layers'][:3]) or 'no layers'}): "
                                    "nothing for the framework to place there")
@@ -110,7 +110,7 @@ def deepspeed(plan: dict) -> dict:
 
 def device_map(plan: dict, devices: Sequence[Any] | None = None) -> dict:
     """``{"device_map": {fqn: device}}``; ``devices`` renames stage ``s``'s device to ``devices[s]``."""
-    _need_fqns(plan, "device-map")
+    _need_fqns(plan, "device-map", every_stage=False)  # a side or device may hold no module
     _one_stage_per_module(plan, "device-map")
     if devices is not None and len(devices) < len(plan["stages"]):
         raise ExportError("--devices", f"names {len(devices)} devices for {len(plan['stages'])} stages")
