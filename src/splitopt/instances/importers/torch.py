@@ -189,17 +189,23 @@ def _placeholder_values(ep, example_inputs: tuple) -> dict[str, tuple[str, Any, 
 
 
 def run_nodes(ep, example_inputs: tuple, *, training: bool = False, flops: bool = True):
-    """Execute the exported graph node by node on CPU. Returns ``(values, fwd_flop, bwd_flop)`` keyed
-    by node name (``bwd_flop`` only with ``training``)."""
+    """Execute the exported graph node by node on CPU. Returns ``(sizes, fwd_flop, bwd_flop)`` keyed
+    by node name: ``sizes[name] = (bytes, shape or None)`` of the node's value (``bwd_flop`` only with
+    ``training``). A value is freed after its last consumer, so memory stays near the model's own."""
     torch = require_torch()
     from torch.utils.flop_counter import FlopCounterMode
 
     ph = _placeholder_values(ep, example_inputs)
+    last_use: dict[str, int] = {}
+    for i, node in enumerate(ep.graph.nodes):
+        for a in node.all_input_nodes:
+            last_use[a.name] = i
+    sizes: dict[str, tuple[float, list | None]] = {}
     env: dict[str, Any] = {}
     grad: dict[str, bool] = {}
     fwd: dict[str, float] = {}
     bwd: dict[str, float] = {}
-    for node in ep.graph.nodes:
+    for i, node in enumerate(ep.graph.nodes):
         if node.op == "placeholder":
             kind, v, _ = ph[node.name]
             env[node.name] = v
@@ -233,7 +239,12 @@ def run_nodes(ep, example_inputs: tuple, *, training: bool = False, flops: bool 
                 bwd[node.name] = float(fc.get_total_flops())
         env[node.name] = _detach(out)
         grad[node.name] = needs
-    return env, fwd, bwd
+        sizes[node.name] = (_tensor_bytes(out), list(out.shape) if isinstance(out, torch.Tensor) else None)
+        del args, kwargs, leaves, out
+        for a in node.all_input_nodes:
+            if a.op == "call_function" and last_use.get(a.name) == i:
+                env.pop(a.name, None)
+    return sizes, fwd, bwd
 
 
 def _detach(v):
@@ -418,7 +429,7 @@ def from_torch(module, example_inputs, *, level: str = "module", depth: int | No
     example_inputs = tuple(example_inputs)
     module.train(training)
     ep = program if program is not None else export_program(module, example_inputs)
-    values, fwd, bwd = run_nodes(ep, example_inputs, training=training)
+    sizes, fwd, bwd = run_nodes(ep, example_inputs, training=training)
     ph = _placeholder_values(ep, example_inputs)
     nodes = [n for n in ep.graph.nodes if n.op == "call_function"]
     inputs = [n for n in ep.graph.nodes if n.op == "placeholder" and ph[n.name][0] == "input"]
@@ -467,18 +478,16 @@ def from_torch(module, example_inputs, *, level: str = "module", depth: int | No
         layers.append(Layer(name=in_names[inp.name], op="input", out_bytes=_tensor_bytes(ph[inp.name][1]),
                             block=first_unit if level == "module" else None,
                             meta={"shape": list(getattr(ph[inp.name][1], "shape", [])), "placeholder": inp.name}))
+    npos = {n.name: i for i, n in enumerate(nodes)}
     for ln in order:
         op, fqn, split = kind[ln]
-        out_nodes = sorted(leaving[ln], key=lambda x: x)
-        shape = None
-        if out_nodes:
-            v = values.get(out_nodes[-1])
-            shape = list(v.shape) if isinstance(v, torch.Tensor) else None
+        last_out = max(leaving[ln], key=npos.__getitem__) if leaving[ln] else None  # in execution order
+        shape = sizes.get(last_out, (0.0, None))[1] if last_out else None
         meta: dict[str, Any] = {"fqn": fqn}
         if shape is not None:
             meta["shape"] = shape
         layers.append(Layer(name=ln, op=op, fwd_flop=f_l[ln], bwd_flop=b_l[ln],
-                            out_bytes=math.fsum(_tensor_bytes(values.get(x)) for x in leaving[ln]),
+                            out_bytes=math.fsum(sizes.get(x, (0.0, None))[0] for x in leaving[ln]),
                             param_bytes=p_l[ln], block=ln if level == "module" else None,
                             block_kind=op if level == "module" else None, meta=meta))
     split_points = {ln: kind[ln][2] for ln in order if kind[ln][2]}
