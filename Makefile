@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	# the test extra includes torch==2.13.0+cpu (issue 23): the CPU wheel, about 800 MB installed, not the CUDA build
 	$(BIN)/python -m pip install -q -e ".[test]"
 	touch $@
 
@@ -42,6 +43,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py wide_range benchmarks/wide_range.py
 	$(BIN)/python benchmarks/record.py split_chain_limits benchmarks/split_chain_limits.py 60
 	$(BIN)/python benchmarks/record.py split_scale benchmarks/split_scale.py 100000 10 60
+	$(BIN)/python benchmarks/record.py pytorch benchmarks/pytorch.py
 
 # executes every notebook in place (installs the notebooks extra: jupyterlab, nbconvert);
 # open them with `.venv/bin/jupyter lab notebooks/`

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from splitopt.errors import SplitoptError
 
-COMMAND_MODULES = ("graphs", "solve", "checks")
+COMMAND_MODULES = ("graphs", "solve", "checks", "pytorch")
 
 
 def build_parser() -> argparse.ArgumentParser:

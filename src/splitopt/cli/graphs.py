@@ -59,6 +59,10 @@ def cmd_import(args) -> int:
               f"{inst.n_accelerators} accelerators + {inst.n_cpus} CPU cores, objective {inst.objective}, "
               f"contiguity {inst.contiguity}")
         return 0
+    if args.import_kind == "torch":  # issue 23: splitopt.cli.pytorch
+        from splitopt.cli.pytorch import cmd_import_torch
+
+        return cmd_import_torch(args)
     if args.import_kind == "onnx":
         from splitopt.instances.importers.onnx import load_onnx
 
@@ -176,6 +180,9 @@ def add_parsers(sub) -> None:
                     help="none; convex (each device's forward set convex, the peer's IP; the default); chain (the "
                          "model of the peer's DP: use chain to compare with their DP)")
     dp.add_argument("--expert", default=None, help="their placement JSON to keep as the expert split")
+    from splitopt.cli.pytorch import add_import_parser
+
+    add_import_parser(ims)  # issue 23: splitopt import torch
     im.set_defaults(func=cmd_import)
 
     ge = sub.add_parser("generate", help="a seeded random DNN graph")

@@ -99,6 +99,7 @@ def cmd_solve(args) -> int:
     if args.json:
         out = sol.to_dict()
         out["timing"] = timing
+        _add_plan(out, inst, sol, args.file)  # issue 23: stages named by layers and FQNs, for `splitopt export`
         print(json.dumps(out, indent=1, default=str))
         return 0
     # the status line first: a result that is not proven optimal is never read as if it were
@@ -112,6 +113,19 @@ def cmd_solve(args) -> int:
         when = f"time {_fmt_s(sol.seconds)} (first call: includes imports and caches; --repeat R for warm timings)"
     print(f"algorithm {sol.algorithm}: {when}")
     return 0
+
+
+def _add_plan(out: dict, inst, sol, path: str) -> None:
+    from pathlib import Path
+
+    from splitopt.errors import SplitoptError
+    from splitopt.export import plan_of
+
+    out["instance"] = str(Path(path).resolve())
+    try:
+        out["plan"] = plan_of(inst, sol.assignment)
+    except (SplitoptError, AttributeError, TypeError, KeyError, ValueError):
+        pass  # a family without a plan shape yet: `splitopt export` recomputes it and says so
 
 
 def cmd_sweep(args) -> int:

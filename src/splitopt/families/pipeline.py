@@ -118,8 +118,13 @@ def make(source, args) -> PipelineInstance:
         return profile_instance(prof, n_clients=M, n_servers=N, seed=args.seed, band=args.band,
                                 name=f"{spec}-M{M}-N{N}-s{args.seed}", **kw)
     prof = profile_from_graph(source.graph)
-    return profile_instance(prof, n_clients=M, n_servers=N, seed=args.seed, band=args.band,
+    inst = profile_instance(prof, n_clients=M, n_servers=N, seed=args.seed, band=args.band,
                             name=f"{source.graph.name}-M{M}-N{N}-s{args.seed}", **kw)
+    from splitopt.export.plan import torch_meta  # issue 23: a graph from PyTorch keeps its module names
+
+    g = source.graph
+    extra = torch_meta(g, g if g.is_chain() else g.collapse())
+    return inst.with_(meta={**inst.meta, **extra}) if extra else inst
 
 
 SOLVE_ARGUMENTS = (

@@ -83,9 +83,11 @@ def make(source, args) -> ThroughputInstance:
         if not sep:
             raise InstanceError("--pin", f"must be LAYER=NODE, got {kv!r}")
         pins[lay] = node
+    from splitopt.export.plan import torch_meta  # issue 23: a graph from PyTorch keeps its module names
+
     return ThroughputInstance.from_graph(source.graph, flops, rates, max_splits=args.max_splits,
                                          link_model=args.link_model, transfer=args.transfer,
-                                         contiguous=bool(args.contiguous), pins=pins)
+                                         contiguous=bool(args.contiguous), pins=pins, meta=torch_meta(source.graph))
 
 
 SOLVE_ARGUMENTS = (arg("--max-splits", type=int, default=None, help="throughput: override the split cap S"),)

@@ -326,6 +326,7 @@ class GroupingInstance:
             flop_rate = limits.RATE.check("flop_rate", flop_rate)
         ops = {o.lower() for o in conv_ops}
         names, t, s, c = [], [], [], []
+        part_layers: list[list[str]] = []  # issue 23: the graph layers of every part, for exported plans
         for j, lay in enumerate(g.layers):
             members = lay.meta.get("members") if lay.op == "block" else None
             if not (isinstance(members, list) and members and all(isinstance(m, str) for m in members)):
@@ -342,10 +343,14 @@ class GroupingInstance:
             s.append(batch * out)
             c.append(sum(1 for m in mem_layers if m.op.lower() in ops))
             names.append(lay.block or lay.name)
+            part_layers.append(members)
         if len(set(names)) != len(names):
             names = [lay.name for lay in g.layers]
         meta = {"source": "graph", "graph": graph.name, "collapse": collapse, "batch": batch,
                 "flop_rate": flop_rate, "machine": machine, "floor_flop": floor_flop}
+        if isinstance(graph.meta.get("torch"), Mapping):  # a graph from PyTorch: plans name its modules
+            meta["torch"] = dict(graph.meta["torch"])
+            meta["part_layers"] = dict(zip(names, part_layers))
         meta.update(kw.pop("meta", {}) or {})
         return cls(names=tuple(names), t=tuple(t), s=tuple(s), c=tuple(c), k=k,
                    name=kw.pop("name", f"{graph.name}-k{k}"), meta=meta, **kw)
