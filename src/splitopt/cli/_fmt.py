@@ -14,7 +14,7 @@ def _fmt_num(x: float) -> str:
 
 
 def _fmt_s(x: float) -> str:
-    from splitopt.validation.report import fmt_seconds
+    from splitopt.validation.units import fmt_seconds
 
     return fmt_seconds(x)
 

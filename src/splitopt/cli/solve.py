@@ -148,15 +148,9 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-
-def add_parsers(sub) -> None:
-    fa = sub.add_parser("families", help="list families and their algorithms")
-    fa.set_defaults(func=cmd_families)
-
+def _add_make_families(mks) -> None:
     from splitopt.families import family_names, get_family
 
-    mk = sub.add_parser("make", help="build a family instance from a DNN graph")
-    mks = mk.add_subparsers(dest="family", required=True, metavar="FAMILY")
     for name in family_names():
         try:
             fam = get_family(name)
@@ -170,6 +164,18 @@ def add_parsers(sub) -> None:
         fp.add_argument("-o", "--output", required=True, help="instance JSON file to write")
         for a in fam.make_arguments:
             a.add_to(fp)
+
+
+def add_parsers(sub) -> None:
+    from splitopt.cli import wants
+
+    fa = sub.add_parser("families", help="list families and their algorithms")
+    fa.set_defaults(func=cmd_families)
+
+    mk = sub.add_parser("make", help="build a family instance from a DNN graph")
+    mks = mk.add_subparsers(dest="family", required=True, metavar="FAMILY")
+    if wants("make"):
+        _add_make_families(mks)
     mk.set_defaults(func=cmd_make)
 
     so = sub.add_parser("solve", help="solve an instance file with an algorithm or an exact formulation")
@@ -186,15 +192,18 @@ def add_parsers(sub) -> None:
     so.add_argument("--repeat", type=int, default=None, metavar="R",
                     help="run R more times and report warm min/median time apart from the first (cold) call")
     owners: dict[str, str] = {}  # option dest -> the family that defines it
-    for name in family_names():
-        try:
-            fam = get_family(name)
-        except ImportError:  # pragma: no cover
-            continue
-        if fam.solve_arguments:
-            g = so.add_argument_group(f"{name} options")
-            for a in fam.solve_arguments:
-                owners[a.add_to(g).dest] = name
+    if wants("solve"):
+        from splitopt.families import family_names, get_family
+
+        for name in family_names():
+            try:
+                fam = get_family(name)
+            except ImportError:  # pragma: no cover
+                continue
+            if fam.solve_arguments:
+                g = so.add_argument_group(f"{name} options")
+                for a in fam.solve_arguments:
+                    owners[a.add_to(g).dest] = name
     so.set_defaults(func=cmd_solve, _family_options=owners)
 
     sw = sub.add_parser("sweep", help="the optimal solution over a whole parameter range (exact pieces where "
