@@ -353,10 +353,18 @@ def test_solve_option_of_another_family_exits_2(tmp_path, capsys):
     _assert_user_error(code, err, "--k", "grouping option", "split instance")
 
 
-def test_make_split_analytic_graph_without_rates_names_the_options(tmp_path, capsys):
-    # was: "device_flops: must be a number, got None"
-    code, _, err = run(capsys, "make", "split", "alexnet", "--up-mbps", "10", "-o", str(tmp_path / "s.json"))
-    _assert_user_error(code, err, "device_flops: missing", "--device-flops")
+def test_make_split_analytic_graph_without_rates_uses_the_stated_defaults(tmp_path, capsys):
+    """Issue 24: a zoo graph needs no --device-flops/--server-flops; the help's defaults (2e10 and
+    2e13 FLOP/s) are used: each layer's time is its forward FLOP (inference) over that rate."""
+    from splitopt.instances import io, zoo
+
+    path = tmp_path / "s.json"
+    code, _, err = run(capsys, "make", "split", "alexnet", "--up-mbps", "10", "--mode", "inference", "-o", str(path))
+    assert code == 0, err
+    inst = io.load(path)
+    flop = [lay.fwd_flop for lay in zoo.get("alexnet").layers]
+    assert inst.device_s == pytest.approx([f / 2e10 for f in flop], rel=1e-12)
+    assert inst.server_s == pytest.approx([f / 2e13 for f in flop], rel=1e-12)
 
 
 def test_paper_variant_infeasible_split_names_the_algorithm(tmp_path, capsys):
@@ -426,7 +434,8 @@ def test_validate_exits_1_when_an_exact_algorithm_fails(tmp_path, capsys, monkey
                  "--quiet"])
     out = capsys.readouterr().out
     assert code == 0 and out.rstrip().endswith(": 0")
-    code = main(["validate", str(d), "--algorithms", "wrong_exact", "--store", str(tmp_path / "b.sqlite"), "--quiet"])
+    code = main(["validate", str(d), "--algorithms", "wrong_exact", "--store", str(tmp_path / "b.sqlite"), "--quiet",
+                 "--wide"])
     out = capsys.readouterr().out
     assert code == 1 and out.rstrip().endswith(": 1")
     row = next(line.split() for line in out.splitlines() if "wrong_exact" in line)

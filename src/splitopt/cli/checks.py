@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from splitopt.cli._fmt import _fmt_s, _table
+from splitopt.cli._fmt import _fmt_s, _narrow_table, _table, _wrap
 
 
 def cmd_audit(args) -> int:
@@ -28,12 +28,52 @@ def cmd_audit(args) -> int:
     return 0
 
 
-def summary_text(summary) -> str:
-    """The summary table in a terminal-width form (kind, counts, worst gap, median time and speed-up)."""
+def summary_text(summary, wide: bool = False) -> str:
+    """The summary table. ``wide``: one line per algorithm with every column. Otherwise it fits
+    100 columns: one block per family, the error/time-out/numerical columns only where one is not
+    zero, and the algorithms that declined every instance (all ``n/a``) folded into one line."""
     from splitopt.validation.report import display_rows
 
     header, rows = display_rows(summary)
-    return _table(rows, header)
+    if wide:
+        return _table(rows, header)
+    col = {h: i for i, h in enumerate(header)}
+    drop = {"family"} | {h for h in ("errors", "timeouts", "numerical")
+                         if all(r[col[h]] in ("0", "-") for r in rows)}
+    short = {"disagree": "differ", "median s": "median", "timeouts": "t/o", "numerical": "num"}
+    keep = [h for h in header if h not in drop]
+    fams = list(dict.fromkeys(r[col["family"]] for r in rows))
+    declined = {fam: [r[col["algorithm"]] for r in rows if r[col["family"]] == fam
+                      and r[col["n/a"]] == r[col["inst"]] != "0"] for fam in fams}
+    shown = [r for r in rows if r[col["algorithm"]] not in declined[r[col["family"]]]]
+    cells = [[_short_seconds(r[col[h]]) if h == "median s" else r[col[h]] for h in keep] for r in shown]
+    lines = _narrow_table(cells, [short.get(h, h) for h in keep], shrink=0).splitlines()
+    head, body = lines[:2], lines[2:]
+    out = []
+    for fam in fams:
+        ref = next((r[col["algorithm"]] for r in rows if r[col["family"]] == fam and r[col["kind"]] == "reference"),
+                   "-")
+        if out:
+            out.append("")
+        out += [f"{fam} (reference {ref})", *head]
+        out += [line for r, line in zip(shown, body) if r[col["family"]] == fam]
+        if declined[fam]:
+            out.append(_wrap("declined every instance (n/a, not shown): ", declined[fam]))
+    hidden = sorted(drop - {"family"})
+    if hidden:
+        out.append(f"({', '.join(hidden)}: 0 everywhere, columns not shown; --wide for every column)")
+    return "\n".join(out)
+
+
+def _short_seconds(cell: str) -> str:
+    """``214.0000 us`` -> ``214 us`` (three significant digits for the narrow table)."""
+    try:
+        v, unit = cell.split()
+        from splitopt.validation.units import fmt_seconds_short
+
+        return fmt_seconds_short(float(v) * {"s": 1.0, "ms": 1e-3, "us": 1e-6}[unit])
+    except (ValueError, KeyError):
+        return cell
 
 
 def cmd_validate(args) -> int:
@@ -48,12 +88,15 @@ def cmd_validate(args) -> int:
     summary = run_validation(args.set, algorithms=algos, solver=args.solver, jobs=args.jobs, store=args.store,
                              scheduler=args.scheduler, dask_local=args.dask_local, time_limit=args.time_limit,
                              progress=not args.quiet)
-    print(summary_text(summary))
+    print(summary_text(summary, wide=args.wide))
     for note in summary.attrs.get("notes", []) or []:
         print(f"note: {note}")
     failed = int(summary["failed"].sum()) if "failed" in summary else 0
-    print(f"results in {args.store}; exact algorithms failing (column 'failed': disagreements with a "
-          f"proven-optimal reference, errors, time-outs): {failed}")
+    kept = (f"results in {args.store}" if args.store else
+            "results not kept (--store FILE keeps them for `splitopt report`; a re-run then resumes)")
+    print(kept)
+    print(f"exact algorithms failing (column 'failed': wrong against a proven optimum, errors, time-outs): "
+          f"{failed}")
     return 1 if failed else 0
 
 
@@ -65,7 +108,7 @@ def cmd_report(args) -> int:
 
         raise InstanceError(args.store, "no such results store")
     df = summary_table(args.store)
-    print(summary_text(df))
+    print(summary_text(df, wide=args.wide))
     if args.html or args.markdown:
         path = write_report(args.store, html=args.html, markdown=args.markdown)
         print(f"wrote {path}")
@@ -134,12 +177,14 @@ def add_parsers(sub) -> None:
     va.add_argument("--algorithms", default=None, help="comma-separated algorithm names (default: all)")
     va.add_argument("--solver", default="highs", help="exact solver of the reference formulation (default highs)")
     va.add_argument("--jobs", type=int, default=1, help="worker processes on this machine (default 1)")
-    va.add_argument("--store", default="runs.sqlite",
-                    help="SQLite results store; a re-run skips what it holds (default runs.sqlite)")
+    va.add_argument("--store", default=None, metavar="FILE",
+                    help="SQLite results store to keep the rows in; a re-run skips what it holds (default: "
+                         "none, the results are shown and not kept)")
     va.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT")
     va.add_argument("--dask-local", type=int, default=None, metavar="N", help="start a local Dask cluster of N workers")
     va.add_argument("--time-limit", type=float, default=None, help="per-task time limit in seconds")
     va.add_argument("--quiet", action="store_true", help="no progress display")
+    va.add_argument("--wide", action="store_true", help="one line per algorithm with every column (wider than 100)")
     va.set_defaults(func=cmd_validate)
 
     rp = sub.add_parser("report", help="summarise a results store")
@@ -149,6 +194,7 @@ def add_parsers(sub) -> None:
     rp.add_argument("--csv", default=None, metavar="FILE", help="export every row of the store as CSV")
     rp.add_argument("--parquet", default=None, metavar="FILE",
                     help="export every row as Parquet (needs pyarrow: pip install 'splitopt[parquet]')")
+    rp.add_argument("--wide", action="store_true", help="one line per algorithm with every column (wider than 100)")
     rp.set_defaults(func=cmd_report)
 
     de = sub.add_parser("demo", help="a real measured graph split exactly and fast (the main job's first step)")

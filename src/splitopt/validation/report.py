@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from splitopt.instances.io import write_text_atomic
+from splitopt.validation.units import fmt_gap, fmt_seconds
 
 SUMMARY_COLUMNS = ["family", "algorithm", "kind", "exact", "paper", "reference", "instances", "agreements", "disagreements",
                    "better", "infeasible", "unexpected", "not_applicable", "errors", "timeouts", "no_reference", "numerical", "failed", "worst_gap", "median_seconds",
@@ -238,16 +239,6 @@ def figures(df: pd.DataFrame) -> list[tuple[str, str, bytes]]:
 # documents
 
 
-def fmt_seconds(x: float) -> str:
-    if x == 0:
-        return "0 s"
-    if abs(x) >= 1:
-        return f"{x:.4f} s"
-    if abs(x) >= 1e-3:
-        return f"{x * 1e3:.4f} ms"
-    return f"{x * 1e6:.3f} us"
-
-
 #: summary columns shown to people (terminal and HTML), with their headers
 DISPLAY_COLUMNS = {"family": "family", "algorithm": "algorithm", "kind": "kind", "instances": "inst",
                    "agreements": "agree", "disagreements": "disagree", "infeasible": "infeas",
@@ -268,11 +259,11 @@ def display_rows(summary: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 row.append("-")
             elif col == "worst_gap":
-                row.append(f"{100 * v:.3g}%")
+                row.append(fmt_gap(v))
             elif col == "median_seconds":
                 row.append(fmt_seconds(v))
             elif col == "median_speedup":
-                row.append(f"{v:.3g}x")
+                row.append(f"{v:,.0f}x" if v >= 1000 else f"{v:.3g}x")
             else:
                 row.append(str(int(v)))
         rows.append(row)

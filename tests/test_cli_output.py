@@ -1,0 +1,75 @@
+"""Terminal output of issue 24: every line fits 100 columns unless --wide, ``families FAMILY``,
+all-n/a algorithms folded into one line, and the rough edges (file errors, default store, NAME:N)."""
+
+import pytest
+
+from splitopt.cli import main
+from splitopt.families import family_names, get_family
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_families_fits_100_columns_and_lists_every_algorithm(capsys):
+    code, out, _ = run(capsys, "families")
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 100
+    listed = {line.split()[0] for line in out.splitlines() if line.startswith("  ")}
+    expected = {a for f in family_names() for a in get_family(f).algorithms}
+    assert listed == expected
+    code, wide, _ = run(capsys, "families", "--wide")
+    assert code == 0 and max(len(line) for line in wide.splitlines()) > 100  # nothing cut
+
+
+def test_families_of_one_family_shows_options_and_full_descriptions(capsys):
+    code, out, _ = run(capsys, "families", "split")
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
+    fam = get_family("split")
+    text = " ".join(out.split())
+    for a in fam.algorithms.values():  # the whole description, re-flowed
+        assert " ".join(a.description.split()) in text
+    assert "--time-limit" in out and "grouping" not in out
+    code, _, err = run(capsys, "families", "nosuch")
+    assert code == 2 and err.count("\n") == 1 and "FAMILY: unknown family 'nosuch'" in err
+
+
+def test_validate_folds_declined_algorithms_and_keeps_nothing_without_store(tmp_path, capsys, monkeypatch):
+    """An algorithm that declined every instance is one name on a folded line, not a row of n/a;
+    with no --store no file is written in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "validate", "split-random:2", "--algorithms", "mincut,chain,bruteforce",
+                         "--quiet")
+    assert code == 0, err
+    assert list(tmp_path.iterdir()) == [] and "results not kept" in out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split() and line.split()[0] in
+            ("mincut", "chain", "bruteforce", "milp")}
+    assert "mincut" in rows and "milp" in rows and rows["milp"][1] == "reference"
+    # `chain` declines non-chains: a row only if it took an instance, else one name on the folded line
+    code, wide, _ = run(capsys, "validate", "split-random:2", "--algorithms", "mincut,chain,bruteforce",
+                        "--quiet", "--wide")
+    chain = next(line.split() for line in wide.splitlines() if line.split()[1:2] == ["chain"])
+    inst, na = int(chain[3]), int(chain[7])
+    if na == inst:
+        assert "chain" not in rows and "declined every instance (n/a, not shown): chain" in out
+    else:
+        assert rows["chain"][2] == str(inst)
+
+
+def test_solve_missing_file_names_it_once(tmp_path, capsys):
+    code, _, err = run(capsys, "solve", str(tmp_path / "nosuch.json"))
+    assert code == 2 and err.count("nosuch.json") == 1 and err.rstrip().endswith("no such file")
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_zoo_n_is_n_instances_per_family(n):
+    from collections import Counter
+
+    from splitopt.instances.sets import get_set
+
+    members = list(get_set(f"zoo:{n}").members())
+    per_family = Counter(m.family for m in members)
+    assert per_family and set(per_family.values()) == {n}
