@@ -107,10 +107,13 @@ def cmd_report(args) -> int:
         from splitopt.errors import InstanceError
 
         raise InstanceError(args.store, "no such results store")
-    df = summary_table(args.store)
+    from splitopt.validation.store import load_dataframe
+
+    rows = load_dataframe(args.store)  # read once: the table, the report and its figures share it
+    df = summary_table(rows)
     print(summary_text(df, wide=args.wide))
     if args.html or args.markdown:
-        path = write_report(args.store, html=args.html, markdown=args.markdown)
+        path = write_report(rows, html=args.html, markdown=args.markdown, summary=df)
         print(f"wrote {path}")
     if args.csv or args.parquet:
         from splitopt.validation.store import ResultStore
