@@ -73,3 +73,30 @@ def test_zoo_n_is_n_instances_per_family(n):
     members = list(get_set(f"zoo:{n}").members())
     per_family = Counter(m.family for m in members)
     assert per_family and set(per_family.values()) == {n}
+
+
+def test_demo_shows_the_fast_split_beside_the_reference_layer_by_layer(capsys):
+    """The demo's side-by-side table: one row per layer with its module, each column the side the
+    algorithm chose (checked against solving the same instance here), '<- differs' exactly where
+    they differ; the delays are the evaluator's."""
+    from splitopt.families import evaluate, solve
+    from splitopt.instances.importers.pipedream import load_packaged
+    from splitopt.instances.split import SplitInstance
+
+    code, out, _ = run(capsys, "demo")
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
+    g = load_packaged("alexnet")
+    inst = SplitInstance.from_graph(g, mode="training", iterations=10, timing="measured", device_slowdown=10.0,
+                                    up_bytes_per_s=12.5e6, down_bytes_per_s=25e6)
+    fast, ref = (inst.mask_of(solve(inst, a).assignment) for a in ("mincut", "milp"))
+    lines = out.split("beside milp's", 1)[1].splitlines()
+    rows = {line.split()[0]: line for line in lines if line.startswith("node")}
+    assert len(rows) == len(g.layers)
+    for i, lay in enumerate(g.layers):
+        words = rows[lay.name].split()
+        side = [w for w in words if w in ("device", "server")]
+        assert side == ["device" if fast[i] else "server", "device" if ref[i] else "server"]
+        assert ("<- differs" in rows[lay.name]) == (fast[i] != ref[i])
+    assert "Conv2d(3, 64, 11x11, /4)" in rows["node2"]  # the module, not only PipeDream's node name
+    obj = evaluate(inst, solve(inst, "mincut").assignment)[0]
+    assert f"delay {obj:.9g} s" in out

@@ -22,7 +22,7 @@ def _fmt_s(x: float) -> str:
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = "  ".join(h.ljust(w) for h, w in zip(header, widths))
-    out = [line, "  ".join("-" * w for w in widths)]
+    out = [line.rstrip(), "  ".join("-" * w for w in widths)]
     for r in rows:
         out.append("  ".join(str(c).rjust(w) if _numeric(c) else str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
     return "\n".join(out)
