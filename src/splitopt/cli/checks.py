@@ -139,9 +139,9 @@ def cmd_demo(args) -> int:
                                     up_bytes_per_s=12.5e6, down_bytes_per_s=25e6)
     print(f"DNN graph: {g.name} (PipeDream profile: seconds measured per layer, batch 256), {len(g.layers)} "
           f"layers, {len(g.edges)} edges")
-    print("split learning (seed 000 Eq. 7, corrected): device 10x slower than the profiled GPU, uplink "
-          "100 Mbit/s,\ndownlink 200 Mbit/s, N = 10 iterations per epoch; a layer on the device sends its "
-          "output up\nand receives its gradient back each iteration")
+    print(_wrap("", ["split learning (seed 000 Eq. 7, corrected): device 10x slower than the profiled GPU, "
+                     "uplink 100 Mbit/s, downlink 200 Mbit/s, N = 10 iterations per epoch; the last device layer "
+                     "sends its output up and receives its gradient back each iteration"], indent=""))
     fam = get_family("split")
     rows, notes, sols = [], [], {}
     for algo in ("mincut", "qdmp", "blockwise", "milp", "lp", "dads", "mincut_paper", "device_only", "server_only"):
