@@ -113,6 +113,18 @@ def _failed(outcome, disagree, proven, exact_flag: bool, paper_flag: bool) -> in
 # figures
 
 
+def _png(fig) -> bytes:
+    """A figure as PNG bytes (tight bounding box; the figure is closed). Used by the sweep plots."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def figures(df: pd.DataFrame) -> list[tuple[str, str, bytes]]:
     """``(caption, file name, PNG bytes)`` of the report figures (see
     :mod:`splitopt.validation.report_figures`: one panel per family, a shared legend of at most
