@@ -38,6 +38,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py pipeline_time_limits benchmarks/pipeline_time_limits.py
 	$(BIN)/python benchmarks/record.py wide_range benchmarks/wide_range.py
 	$(BIN)/python benchmarks/record.py split_chain_limits benchmarks/split_chain_limits.py 60
+	$(BIN)/python benchmarks/record.py cli benchmarks/cli.py
 
 # executes every notebook into out/notebooks/ (the copies in notebooks/ stay as committed, so the
 # tree stays clean; installs the notebooks extra: jupyterlab, nbconvert);
