@@ -100,3 +100,31 @@ def test_demo_shows_the_fast_split_beside_the_reference_layer_by_layer(capsys):
     assert "Conv2d(3, 64, 11x11, /4)" in rows["node2"]  # the module, not only PipeDream's node name
     obj = evaluate(inst, solve(inst, "mincut").assignment)[0]
     assert f"delay {obj:.9g} s" in out
+
+
+def _imported(argv, cwd):
+    """Top-level packages a fresh ``splitopt`` process imports (``python -X importtime``)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "splitopt.cli", *argv], cwd=cwd, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip().split(".")[0] for line in r.stderr.splitlines() if "|" in line}
+
+
+def test_cold_start_imports_only_what_the_command_uses(tmp_path):
+    """Issue 24 (cold start, checked by what is imported, not by timing): ``--help`` imports no
+    numpy; a tiny split solve (exact integer max-flow, path A) imports no scipy, pandas,
+    matplotlib or pyomo."""
+    from splitopt.instances import io
+    from splitopt.instances.split import generate
+
+    heavy = {"numpy", "scipy", "pandas", "matplotlib", "pyomo", "networkx", "numba"}
+    assert _imported(["--help"], tmp_path) & heavy == set()
+    io.save(generate(1, n=6), tmp_path / "tiny.json")
+    assert _imported(["solve", "tiny.json"], tmp_path) & heavy == {"numpy"}
