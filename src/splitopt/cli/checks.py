@@ -90,7 +90,7 @@ def cmd_validate(args) -> int:
                              progress=not args.quiet)
     print(summary_text(summary, wide=args.wide))
     for note in summary.attrs.get("notes", []) or []:
-        print(f"note: {note}")
+        print(f"note: {note}" if args.wide else _wrap("note: ", [note]))
     failed = int(summary["failed"].sum()) if "failed" in summary else 0
     kept = (f"results in {args.store}" if args.store else
             "results not kept (--store FILE keeps them for `splitopt report`; a re-run then resumes)")
