@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     py = sys.executable
     cli = [py, "-m", "splitopt.cli"]
+    load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as cwd:
         files = make_instances(cwd)
         store = make_store(cwd)
@@ -108,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label:38s} {med:7.3f}s {min(ts):7.3f}s {max(ts):7.3f}s  {tgt:>7s}  {met:3s}  "
                   f"{heavy_imports(argv, cwd) if argv[1] != '-c' else '-'}")
         print(f"\n{args.repeat} runs each (report: {max(1, min(args.repeat, 3))}), fresh processes, "
-              f"load average at the end {os.getloadavg()[0]:.2f}")
+              f"load average (1 min) {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end "
+              f"({os.cpu_count()} cores shared with other sessions)")
     return 0
 
 
