@@ -289,19 +289,22 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
             ax1.plot(xs, ys, color=f"C{i % 10}", lw=2)
         else:  # sampled: the evaluator's cost at the first and last sample of each run
             ax1.plot([pc.lo, pc.hi], [pc.cost_lo, pc.cost_hi], "o-", color=f"C{i % 10}", lw=1)
-        size = _size_of(pc.solution)
-        ax2.hlines(size, pc.lo, pc.hi, color=f"C{i % 10}", lw=3)
+        for size in _levels_of(pc.solution):
+            ax2.hlines(size, pc.lo, pc.hi, color=f"C{i % 10}", lw=3)
     for b in result.breakpoints:
         ax1.axvline(b, color="0.8", lw=0.6, zorder=0)
         ax2.axvline(b, color="0.8", lw=0.6, zorder=0)
     if result.lo > 0 and result.hi / max(result.lo, 1e-300) > 50:
         ax1.set_xscale("log")
         ax1.set_yscale("log")
-    ax1.set_ylabel("optimal cost")
+    ax1.set_ylabel("optimal cost [s]" if result.family in ("split", "grouping") else "optimal cost")
     ax1.set_title(f"{result.instance}: {result.param} sweep, {len(result.pieces)} pieces"
                   + ("" if result.exact else " (sampled)"))
+    from matplotlib.ticker import MaxNLocator
+
+    ax2.yaxis.set_major_locator(MaxNLocator(integer=True))  # layers, parts: whole numbers
     ax2.set_ylabel(_size_label(result))
-    ax2.set_xlabel(result.param)
+    ax2.set_xlabel(PARAM_LABELS.get(result.param, result.param))
     from splitopt.instances.io import write_text_atomic
     from splitopt.validation.report import _png
 
@@ -316,8 +319,27 @@ def _size_of(solution) -> float:
     return float("nan")
 
 
+def _levels_of(solution) -> list[float]:
+    """What the bottom panel draws for one piece: the cut positions of a grouping (group sizes ->
+    parts before each cut, so moving cuts show), else the one-number size of :func:`_size_of`."""
+    if isinstance(solution, (list, tuple)) and solution and all(isinstance(s, int) for s in solution):
+        out, acc = [], 0
+        for size in solution[:-1]:
+            acc += size
+            out.append(acc)
+        return out
+    return [_size_of(solution)]
+
+
+#: axis labels with units for the swept parameters (issue 24); others show the parameter's name
+PARAM_LABELS = {"up_mbps": "uplink [Mbit/s]", "down_mbps": "downlink [Mbit/s]", "rate_mbps": "uplink [Mbit/s]",
+                "device_speed": "device speed factor", "server_speed": "server speed factor",
+                "requests": "requests R", "bandwidth_bytes_per_s": "link rate [bytes/s]"}
+
+
 def _size_label(result: SweepResult) -> str:
-    return {"split": "layers on the device", "grouping": "groups"}.get(result.family, "solution size")
+    return {"split": "layers on the device", "grouping": "cuts: parts before each cut"}.get(result.family,
+                                                                                          "solution size")
 
 
 __all__ = ["Piece", "SweepResult", "envelope", "integer_envelope", "log_samples", "sweep", "plot", "REL_TOL",
