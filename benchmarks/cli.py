@@ -3,9 +3,13 @@
 store, with the heavy modules each one imported (``python -X importtime``).
 
 Targets: ``--help`` under 0.2 s, a tiny solve under 1 s, ``report --html`` on 1,000 rows under 5 s.
-Each figure is the median of ``--repeat`` runs (default 5) in new processes (wall time; ``cpu``: user +
-system seconds, which depend little on the machine's load); ``python -c pass`` is shown as the floor. Usage: ``python benchmarks/cli.py [--repeat N]`` (``make bench`` records it in
-``benchmarks/results/cli.md`` through ``benchmarks/record.py``).
+Each figure is the median of ``--repeat`` runs (default 5) in new processes (wall time; ``cpu``:
+user + system seconds, which depend little on the machine's load); ``python -c pass`` is the floor.
+``--baseline SRC`` times another source tree side by side (runs alternate, so both see the same
+load) and prints its time and the ratio baseline / this tree.
+
+Usage: ``python benchmarks/cli.py [--repeat N] [--baseline SRC]``; ``make bench`` records it in
+``benchmarks/results/cli.md`` through ``benchmarks/record.py``.
 """
 
 from __future__ import annotations
@@ -20,17 +24,18 @@ import time
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+BASELINE: Path | None = None  # --baseline: another source tree run side by side (e.g. `git archive` of main)
 HEAVY = ("numpy", "scipy", "pandas", "matplotlib", "pyomo", "networkx", "numba", "highspy", "torch")
 
 
-def env() -> dict:
+def env(src: Path | None = None) -> dict:
     e = dict(os.environ)
-    e["PYTHONPATH"] = str(SRC) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    e["PYTHONPATH"] = str(src or SRC) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
     e["MPLBACKEND"] = "Agg"
     return e
 
 
-def wall(argv: list[str], cwd: str, repeat: int) -> tuple[list[float], list[float]]:
+def wall(argv: list[str], cwd: str, repeat: int, src: Path | None = None) -> tuple[list[float], list[float]]:
     """Wall and CPU (user + system) seconds of ``repeat`` fresh processes. CPU time hardly depends on
     what else the machine runs; wall time does (on a shared machine it is the one users feel)."""
     import resource
@@ -39,7 +44,7 @@ def wall(argv: list[str], cwd: str, repeat: int) -> tuple[list[float], list[floa
     for _ in range(repeat):
         u0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        r = subprocess.run(argv, cwd=cwd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        r = subprocess.run(argv, cwd=cwd, env=env(src), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         walls.append(time.perf_counter() - t0)
         u1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(u1.ru_utime - u0.ru_utime + u1.ru_stime - u0.ru_stime)
@@ -94,7 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     """Print the table (see the module docstring); returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--baseline", default=None, metavar="SRC",
+                    help="another source tree (its src/ folder) timed side by side, alternating runs")
     args = ap.parse_args(argv)
+    base = Path(args.baseline).resolve() if args.baseline else None
     py = sys.executable
     cli = [py, "-m", "splitopt.cli"]
     load0 = os.getloadavg()[0]
@@ -106,15 +114,26 @@ def main(argv: list[str] | None = None) -> int:
                  ("splitopt families", [*cli, "families"], None)]
         cases += [(f"splitopt solve (tiny {f})", [*cli, "solve", path], 1.0) for f, path in files.items()]
         cases += [("splitopt report --html (1,000 rows)", [*cli, "report", store, "--html", "r.html"], 5.0)]
-        print(f"{'command':36s} {'wall':>7s} {'min':>7s} {'max':>7s} {'cpu':>7s}  {'target':>7s}  met  heavy imports")
+        print(f"{'command':36s} {'wall':>7s} {'min':>7s} {'max':>7s} {'cpu':>7s}  {'target':>7s}  met  "
+              + ("baseline  ratio  " if base else "") + "heavy imports")
         for label, argv, target in cases:
             n = args.repeat if "report" not in label else max(1, min(args.repeat, 3))
-            ts, cpu = wall(argv, cwd, n)
+            ts, cpu, bts = [], [], []
+            for _ in range(n):  # alternate with the baseline, so both see the same load
+                t, c = wall(argv, cwd, 1)
+                ts += t
+                cpu += c
+                if base is not None:
+                    bts += wall(argv, cwd, 1, base)[0]
             med = statistics.median(ts)
+            cmp = ""
+            if base is not None:
+                bmed = statistics.median(bts)
+                cmp = f"{bmed:7.3f}s {bmed / med:5.1f}x  "
             met = "-" if target is None else ("yes" if med < target else "NO")
             tgt = "-" if target is None else f"< {target:g} s"
             print(f"{label:36s} {med:6.3f}s {min(ts):6.3f}s {max(ts):6.3f}s {statistics.median(cpu):6.3f}s  "
-                  f"{tgt:>7s}  {met:3s}  {heavy_imports(argv, cwd) if argv[1] != '-c' else '-'}")
+                  f"{tgt:>7s}  {met:3s}  {cmp}{heavy_imports(argv, cwd) if argv[1] != '-c' else '-'}")
         print(f"\n{args.repeat} runs each (report: {max(1, min(args.repeat, 3))}), fresh processes, "
               f"load average (1 min) {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end "
               f"({os.cpu_count()} cores shared with other sessions)")
