@@ -101,7 +101,10 @@ class SweepResult:
                          "-" if p.cost_lo is None else f"{p.cost_lo:.6g}",
                          "-" if p.cost_hi is None else f"{p.cost_hi:.6g}", p.summary])
         w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = [head, "  ".join(c.ljust(w[i]) for i, c in enumerate(rows[0])),
+        import textwrap
+
+        lines = [textwrap.fill(head, 100, subsequent_indent="  "),  # 100 columns (issue 24)
+                 "  ".join(c.ljust(w[i]) for i, c in enumerate(rows[0])).rstrip(),
                  "  ".join("-" * x for x in w)]
         for r in rows[1:]:
             lines.append("  ".join(c.rjust(w[i]) if i < 6 else c for i, c in enumerate(r)).rstrip())
