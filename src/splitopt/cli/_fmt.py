@@ -82,3 +82,19 @@ def _wrap(prefix: str, items: list[str], width: int = WIDTH, indent: str = "  ")
 
     return textwrap.fill(prefix + ", ".join(items), width=width, subsequent_indent=indent,
                          break_on_hyphens=False)
+
+
+def _fit_lines(text: str, width: int = WIDTH) -> str:
+    """Every line of ``text`` wrapped to ``width`` columns, continuation lines indented two spaces
+    more than the line they continue (families' ``render`` output, issue 24)."""
+    import textwrap
+
+    out = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = " " * (len(line) - len(line.lstrip()))
+        out.append(textwrap.fill(line.strip(), width, initial_indent=lead, subsequent_indent=lead + "  ",
+                                 break_on_hyphens=False))
+    return "\n".join(out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from splitopt.cli._fmt import _fmt_s, _table
+from splitopt.cli._fmt import _fit_lines, _fmt_s, _table
 
 
 def cmd_families(args) -> int:
@@ -143,7 +143,7 @@ def cmd_solve(args) -> int:
         print(json.dumps(out, indent=1, default=str))
         return 0
     if fam.render is not None:
-        print(fam.render(inst, sol))
+        print(_fit_lines(fam.render(inst, sol)))  # 100 columns
     else:
         print(f"{fam.name} / {sol.algorithm}: objective {sol.objective:.9g}")
     if warm:
