@@ -128,3 +128,14 @@ def test_cold_start_imports_only_what_the_command_uses(tmp_path):
     assert _imported(["--help"], tmp_path) & heavy == set()
     io.save(generate(1, n=6), tmp_path / "tiny.json")
     assert _imported(["solve", "tiny.json"], tmp_path) & heavy == {"numpy"}
+
+
+def test_fit_lines_wraps_long_lines_keeping_indentation_and_words():
+    from splitopt.cli._fmt import _fit_lines
+
+    words = [f"w{i}" for i in range(60)]
+    text = "short line\n    " + " ".join(words)
+    out = _fit_lines(text, 40).splitlines()
+    assert out[0] == "short line" and all(len(line) <= 40 for line in out)
+    assert out[1].startswith("    w0") and all(line.startswith("      ") for line in out[2:])
+    assert " ".join(" ".join(out[1:]).split()) == " ".join(words)
