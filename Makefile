@@ -44,9 +44,12 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/record.py split_chain_limits benchmarks/split_chain_limits.py 60
 	$(BIN)/python benchmarks/record.py split_scale benchmarks/split_scale.py 100000 10 60
 	$(BIN)/python benchmarks/record.py pytorch benchmarks/pytorch.py
+	$(BIN)/python benchmarks/record.py cli benchmarks/cli.py
 
-# executes every notebook in place (installs the notebooks extra: jupyterlab, nbconvert);
+# executes every notebook into out/notebooks/ (the copies in notebooks/ stay as committed, so the
+# tree stays clean; installs the notebooks extra: jupyterlab, nbconvert);
 # open them with `.venv/bin/jupyter lab notebooks/`
 notebooks: $(BIN)/.installed
 	$(BIN)/python -m pip install -q -e ".[notebooks]"
-	$(BIN)/jupyter nbconvert --to notebook --execute --inplace notebooks/*.ipynb
+	mkdir -p out/notebooks
+	MPLBACKEND=Agg $(BIN)/jupyter nbconvert --to notebook --execute --output-dir out/notebooks notebooks/*.ipynb

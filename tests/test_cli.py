@@ -376,10 +376,18 @@ def test_solve_option_of_another_family_exits_2(tmp_path, capsys):
     _assert_user_error(code, err, "--k", "grouping option", "split instance")
 
 
-def test_make_split_analytic_graph_without_rates_names_the_options(tmp_path, capsys):
-    # was: "device_flops: must be a number, got None"
-    code, _, err = run(capsys, "make", "split", "alexnet", "--up-mbps", "10", "-o", str(tmp_path / "s.json"))
-    _assert_user_error(code, err, "device_flops: missing", "--device-flops")
+def test_make_split_analytic_graph_without_rates_uses_the_stated_defaults(tmp_path, capsys):
+    """Issue 24: a zoo graph needs no --device-flops/--server-flops; the help's defaults (2e10 and
+    2e13 FLOP/s) are used: each layer's time is its forward FLOP (inference) over that rate."""
+    from splitopt.instances import io, zoo
+
+    path = tmp_path / "s.json"
+    code, _, err = run(capsys, "make", "split", "alexnet", "--up-mbps", "10", "--mode", "inference", "-o", str(path))
+    assert code == 0, err
+    inst = io.load(path)
+    flop = [lay.fwd_flop for lay in zoo.get("alexnet").layers]
+    assert inst.device_s == pytest.approx([f / 2e10 for f in flop], rel=1e-12)
+    assert inst.server_s == pytest.approx([f / 2e13 for f in flop], rel=1e-12)
 
 
 def test_paper_variant_infeasible_split_names_the_algorithm(tmp_path, capsys):
@@ -449,7 +457,8 @@ def test_validate_exits_1_when_an_exact_algorithm_fails(tmp_path, capsys, monkey
                  "--quiet"])
     out = capsys.readouterr().out
     assert code == 0 and out.rstrip().endswith(": 0")
-    code = main(["validate", str(d), "--algorithms", "wrong_exact", "--store", str(tmp_path / "b.sqlite"), "--quiet"])
+    code = main(["validate", str(d), "--algorithms", "wrong_exact", "--store", str(tmp_path / "b.sqlite"), "--quiet",
+                 "--wide"])
     out = capsys.readouterr().out
     assert code == 1 and out.rstrip().endswith(": 1")
     row = next(line.split() for line in out.splitlines() if "wrong_exact" in line)
@@ -479,7 +488,9 @@ def test_report_exports_and_self_contained_html(tmp_path, capsys):
     n = len(pd.read_csv(tmp_path / "r.csv"))
     assert n == 3 * 5 and len(pd.read_parquet(tmp_path / "r.pq")) == n  # 3 instances x 5 algorithms
     html = (tmp_path / "r.html").read_text()
-    assert html.count("data:image/png;base64,") == 3 and not (tmp_path / "r_figures").exists()
+    # every toy instance has 5 layers: no time-vs-size figure, and the report says why (issue 24)
+    assert html.count("data:image/png;base64,") == 2 and not (tmp_path / "r_figures").exists()
+    assert "time vs size not drawn for toybisect (every instance 5 layers)" in html
     assert "x</td>" in html and "%</td>" in html  # speed-ups and gaps formatted as in the terminal
     for f in ("r.csv", "r.html"):
         assert stat.S_IMODE((tmp_path / f).stat().st_mode) == 0o644

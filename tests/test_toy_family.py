@@ -17,7 +17,7 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 
 
 def test_toy_family_through_every_command(tmp_path, capsys):
-    code, out, _ = run(capsys, "families")
+    code, out, _ = run(capsys, "families", "--wide")
     assert code == 0
     rows = [line.split() for line in out.splitlines() if line.startswith("toybisect")]
     assert [r[1] for r in rows] == ["scan", "bruteforce", "milp", "lp", "half_paper"]
@@ -50,7 +50,7 @@ def test_toy_family_through_every_command(tmp_path, capsys):
     assert code == 2 and "--time-limit: is not an option of algorithm 'scan'" in err and "milp, lp" in err
 
     store = tmp_path / "runs.sqlite"
-    code, out, err = run(capsys, "validate", "toybisect-random", "--store", str(store), "--quiet")
+    code, out, err = run(capsys, "validate", "toybisect-random", "--store", str(store), "--quiet", "--wide")
     assert code == 0, err
     lines = {line.split()[1]: line.split() for line in out.splitlines() if line.startswith("toybisect")}
     assert set(lines) == {"scan", "bruteforce", "milp", "lp", "half_paper"}

@@ -19,9 +19,30 @@ from splitopt.errors import SplitoptError
 
 COMMAND_MODULES = ("graphs", "solve", "checks", "pytorch")
 
+#: the command being parsed (``None``: all of them, e.g. for documentation); see :func:`wants`
+_COMMAND: str | None = None
 
-def build_parser() -> argparse.ArgumentParser:
+
+def wants(command: str) -> bool:
+    """Whether ``command``'s full parser is needed now. A command module adds arguments that cost
+    imports (the families' options of ``make`` and ``solve``) only when this is true, so
+    ``splitopt --help`` and the other commands start without importing the families, numpy or a
+    solver (cold start, issue 24)."""
+    return _COMMAND is None or _COMMAND == command
+
+
+def _command_of(argv: Sequence[str] | None) -> str | None:
+    args = sys.argv[1:] if argv is None else list(argv)
+    return next((a for a in args if not a.startswith("-")), "")
+
+
+def build_parser(argv: Sequence[str] | None = None, *, full: bool = True) -> argparse.ArgumentParser:
+    """The ``splitopt`` parser. With ``full=False`` only the command named in ``argv`` gets its
+    family-dependent arguments (what :func:`main` does)."""
+    global _COMMAND
     from splitopt import __version__
+
+    _COMMAND = None if full else _command_of(argv)
 
     p = argparse.ArgumentParser(prog="splitopt", description="Optimal splitting of DNNs across devices: "
                                 "exact models, fast algorithms, audited papers.")
@@ -55,7 +76,7 @@ def _show_defaults(parser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        parser = build_parser()
+        parser = build_parser(argv, full=False)
         args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except SplitoptError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 
-from splitopt.cli._fmt import _fmt_num, _table
+from splitopt.cli._fmt import _fmt_num, _table, _wrap
 from splitopt.errors import SplitoptError
 
 
@@ -36,9 +36,9 @@ def cmd_zoo(args) -> int:
     print(_table(rows, ["layer", "op", "output", "params", "MACs", "out bytes", "block"]))
     t = g.totals()
     print()
-    print(f"{g.name}: {t['layers']} layers, {t['edges']} edges, parameters {int(round(t['params'])):,} "
-          f"({_fmt_num(t['param_bytes'])}B), MACs {t['macs']:,.0f} ({t['macs'] / 1e9:.3f} G), "
-          f"output bytes {_fmt_num(t['out_bytes'])}B")
+    print(_wrap("", [f"{g.name}: {t['layers']} layers, {t['edges']} edges, parameters {int(round(t['params'])):,} "
+                     f"({_fmt_num(t['param_bytes'])}B), MACs {t['macs']:,.0f} ({t['macs'] / 1e9:.3f} G), "
+                     f"output bytes {_fmt_num(t['out_bytes'])}B"]))
     return 0
 
 

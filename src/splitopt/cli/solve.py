@@ -4,26 +4,67 @@ from __future__ import annotations
 
 import json
 
-from splitopt.cli._fmt import _fmt_s, _table
+from splitopt.cli._fmt import _fit_lines, _fmt_s, _table
 
 
 def cmd_families(args) -> int:
+    """``splitopt families [FAMILY] [--wide]``: every algorithm with its kind, in 100 columns (the
+    descriptions cut); with FAMILY, that family's algorithms with options and full descriptions."""
+    import textwrap
+
+    from splitopt.cli._fmt import WIDTH, _fit
+    from splitopt.errors import InstanceError
     from splitopt.families import family_names, get_family
 
-    rows = []
-    for name in family_names():
+    names = family_names()
+    if args.family is not None:
+        if args.family not in names:
+            raise InstanceError("FAMILY", f"unknown family {args.family!r} (known: {', '.join(names)})")
+        names = [args.family]
+    fams = []
+    for name in names:
         try:
-            fam = get_family(name)
+            fams.append((name, get_family(name), None))
         except ImportError as exc:  # pragma: no cover - a family not installed
-            rows.append([name, "-", f"unavailable: {exc}"])
+            fams.append((name, None, exc))
+    if args.wide:
+        rows = []
+        for name, fam, exc in fams:
+            if fam is None:  # pragma: no cover
+                rows.append([name, "-", f"unavailable: {exc}", "", ""])
+                continue
+            for a in fam.algorithms.values():
+                opts = ", ".join(o.flag for o in a.options)
+                rows.append([name, a.name + _role(fam, a.name), a.kind, opts, a.description])
+        print(_table(rows, ["family", "algorithm", "kind", "options", "description"]))
+        return 0
+    out = []
+    for name, fam, exc in fams:
+        if out:
+            out.append("")
+        if fam is None:  # pragma: no cover
+            out.append(f"{name}: unavailable ({exc})")
             continue
+        out.append(_fit(f"{name}: {fam.description}" if fam.description else name, WIDTH))
+        width = max(len(a.name + _role(fam, a.name)) for a in fam.algorithms.values())
         for a in fam.algorithms.values():
-            role = " (default)" if a.name == fam.default_algorithm else (
-                " (reference)" if a.name == fam.reference_algorithm else "")
-            opts = ", ".join(o.flag for o in a.options)
-            rows.append([name, a.name + role, a.kind, opts, a.description])
-    print(_table(rows, ["family", "algorithm", "kind", "options", "description"]))
+            head = f"  {(a.name + _role(fam, a.name)).ljust(width)}  {a.kind.ljust(11)}  "
+            if args.family is None:
+                out.append(head + _fit(a.description, WIDTH - len(head)))
+                continue
+            text = a.description + (" Options: " + ", ".join(o.flag for o in a.options) + "." if a.options else "")
+            out.append(textwrap.fill(text, WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
+                                     break_on_hyphens=False))
+    if args.family is None:
+        out += ["", "splitopt families FAMILY: options and full descriptions; --wide: one line per algorithm, "
+                    "uncut"]
+    print("\n".join(out))
     return 0
+
+
+def _role(fam, name: str) -> str:
+    return " (default)" if name == fam.default_algorithm else (
+        " (reference)" if name == fam.reference_algorithm else "")
 
 
 def cmd_make(args) -> int:
@@ -103,9 +144,9 @@ def cmd_solve(args) -> int:
         print(json.dumps(out, indent=1, default=str))
         return 0
     # the status line first: a result that is not proven optimal is never read as if it were
-    print(f"{fam.name} / {sol.algorithm}: {sol.status_line()}")
+    print(_fit_lines(f"{fam.name} / {sol.algorithm}: {sol.status_line()}"))
     if fam.render is not None:
-        print(fam.render(inst, sol))
+        print(_fit_lines(fam.render(inst, sol)))  # 100 columns
     if warm:
         when = (f"first call {_fmt_s(sol.seconds)} (imports and caches); warm min {_fmt_s(min(warm))}, "
                 f"median {_fmt_s(timing['warm_median_seconds'])} over {len(warm)} runs")
@@ -161,15 +202,9 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-
-def add_parsers(sub) -> None:
-    fa = sub.add_parser("families", help="list families and their algorithms")
-    fa.set_defaults(func=cmd_families)
-
+def _add_make_families(mks) -> None:
     from splitopt.families import family_names, get_family
 
-    mk = sub.add_parser("make", help="build a family instance from a DNN graph")
-    mks = mk.add_subparsers(dest="family", required=True, metavar="FAMILY")
     for name in family_names():
         try:
             fam = get_family(name)
@@ -183,6 +218,21 @@ def add_parsers(sub) -> None:
         fp.add_argument("-o", "--output", required=True, help="instance JSON file to write")
         for a in fam.make_arguments:
             a.add_to(fp)
+
+
+def add_parsers(sub) -> None:
+    from splitopt.cli import wants
+
+    fa = sub.add_parser("families", help="list families and their algorithms")
+    fa.add_argument("family", nargs="?", default=None, metavar="FAMILY",
+                    help="only this family, with each algorithm's options and full description")
+    fa.add_argument("--wide", action="store_true", help="one line per algorithm, nothing cut (wider than 100)")
+    fa.set_defaults(func=cmd_families)
+
+    mk = sub.add_parser("make", help="build a family instance from a DNN graph")
+    mks = mk.add_subparsers(dest="family", required=True, metavar="FAMILY")
+    if wants("make"):
+        _add_make_families(mks)
     mk.set_defaults(func=cmd_make)
 
     so = sub.add_parser("solve", help="solve an instance file with an algorithm or an exact formulation")
@@ -199,15 +249,18 @@ def add_parsers(sub) -> None:
     so.add_argument("--repeat", type=int, default=None, metavar="R",
                     help="run R more times and report warm min/median time apart from the first (cold) call")
     owners: dict[str, str] = {}  # option dest -> the family that defines it
-    for name in family_names():
-        try:
-            fam = get_family(name)
-        except ImportError:  # pragma: no cover
-            continue
-        if fam.solve_arguments:
-            g = so.add_argument_group(f"{name} options")
-            for a in fam.solve_arguments:
-                owners[a.add_to(g).dest] = name
+    if wants("solve"):
+        from splitopt.families import family_names, get_family
+
+        for name in family_names():
+            try:
+                fam = get_family(name)
+            except ImportError:  # pragma: no cover
+                continue
+            if fam.solve_arguments:
+                g = so.add_argument_group(f"{name} options")
+                for a in fam.solve_arguments:
+                    owners[a.add_to(g).dest] = name
     so.set_defaults(func=cmd_solve, _family_options=owners)
 
     sw = sub.add_parser("sweep", help="the optimal solution over a whole parameter range (exact pieces where "

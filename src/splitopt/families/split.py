@@ -67,8 +67,10 @@ def render(instance: SplitInstance, solution) -> str:
 
 
 MAKE_ARGUMENTS = (
-    arg("--device-flops", type=float, default=None, help="device FLOP/s (analytic graphs)"),
-    arg("--server-flops", type=float, default=None, help="server FLOP/s (analytic graphs)"),
+    arg("--device-flops", type=float, default=None,
+        help="device FLOP/s (default for graphs without measured seconds: 2e10, a phone-class CPU)"),
+    arg("--server-flops", type=float, default=None,
+        help="server FLOP/s (default for graphs without measured seconds: 2e13, a data-centre GPU)"),
     arg("--machine-class", default=None, help="machine class of measured seconds"),
     arg("--slowdown", type=float, default=1.0, help="device slow-down factor applied to measured seconds"),
     arg("--speedup", type=float, default=1.0, help="server speed-up factor applied to measured seconds"),
@@ -96,14 +98,22 @@ def make(source, args) -> SplitInstance:
     up = mbps(check_number("--up-mbps", args.up_mbps, minimum=0.0, strict=True))
     down = None if args.down_mbps is None else mbps(check_number("--down-mbps", args.down_mbps, minimum=0.0,
                                                                  strict=True))
-    timing = "flops" if (args.device_flops is not None or args.server_flops is not None) else "auto"
+    dflops, sflops = args.device_flops, args.server_flops
+    if not any(lay.fwd_seconds for lay in graph.layers):  # an analytic graph: default rates (issue 24)
+        dflops = DEFAULT_DEVICE_FLOPS if dflops is None else dflops
+        sflops = DEFAULT_SERVER_FLOPS if sflops is None else sflops
+    timing = "flops" if (dflops is not None or sflops is not None) else "auto"
     return SplitInstance.from_graph(graph, up_bytes_per_s=up, down_bytes_per_s=down, mode=args.mode,
-                                    iterations=args.iterations, device_flops=args.device_flops,
-                                    server_flops=args.server_flops, machine_class=args.machine_class,
+                                    iterations=args.iterations, device_flops=dflops,
+                                    server_flops=sflops, machine_class=args.machine_class,
                                     device_slowdown=args.slowdown, server_speedup=args.speedup, timing=timing,
                                     pin_device=args.pin_device, pin_server=args.pin_server,
                                     input_bytes=args.input_bytes, input_policy=args.input_policy)
 
+
+#: ``splitopt make split`` rates for graphs without measured seconds (zoo, ONNX, generated)
+DEFAULT_DEVICE_FLOPS = 2e10
+DEFAULT_SERVER_FLOPS = 2e13
 
 ALGORITHMS = {a.name: a for a in (
     Algorithm("auto", S + "auto:solve", "exact",

@@ -208,8 +208,8 @@ def read_text_file(path: str | os.PathLike) -> str:
 def load(path: str | os.PathLike) -> Any:
     """Load a graph, platform or instance file. Errors name the file and the field."""
     p = Path(path)
+    text = read_text_file(p)  # its errors already name the file
     try:
-        text = read_text_file(p)
         return loads(text)
     except InstanceError as exc:
         raise InstanceError(f"{p}: {exc.path}" if exc.path else str(p), exc.detail) from None

@@ -27,7 +27,7 @@ Built-in sets (``NAME`` or ``NAME:N`` to change the number of seeds where that m
 ``quick``          4 small generated instances of each family (well under a minute with HiGHS)
 ``split-random``   ``split`` family, seeds ``0..N-1`` (default N = 1000)
 ``grouping-random`` ``grouping`` family, seeds ``0..N-1`` (default N = 1000)
-``zoo``            every zoo architecture through every family (seed 0; ``zoo:N`` for N seeds)
+``zoo``            every zoo architecture through every family (seed 0; ``zoo:N``: the first N)
 ``pipedream``      every packaged PipeDream profile through every family (same convention)
 =================  ===========================================================================
 
@@ -297,10 +297,12 @@ def _random(family: str):
 def _graphs(kind: str):
     def factory(st: InstanceSet, n: int | None):
         names = _zoo_names(st.notes) if kind == "zoo" else _pipedream_names(st.notes)
+        if n is not None:  # NAME:N is N instances per family, as for quick and FAMILY-random (issue 24)
+            names = names[:n]
         if not names:
             return
         for fam, params in recipe_families("graph", st.notes):
-            yield from graph_members(kind, fam.name, names, range(n or 1), **params)
+            yield from graph_members(kind, fam.name, names, range(1), **params)
     return factory
 
 

@@ -67,8 +67,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+# scipy is imported where path B first needs it (``Structure.csr``, ``reach``, ``_scaled_round``): a
+# small network solved by path A never pays for ``scipy.sparse`` (0.2-0.4 s of a cold start)
 
 INT_CAP = 1 << 30        # finite integer capacities are <= this
 INT_INF = (1 << 31) - 1  # infinite arcs
@@ -309,7 +310,7 @@ class Structure:
         self.inf_slot = np.zeros(uk.size, dtype=bool)
         self.inf_slot[slot[~fin]] = True
         self.n_arcs = int(keys.size)
-        self._template = sp.csr_array((np.ones(uk.size), self.cols, self.indptr), shape=(nv, nv))
+        self._template = None  # the checked csr_array template, built on first use (csr)
         # vectorised evaluator
         self.t_prod = np.asarray(t_prod, dtype=np.int64)
         self.t_cidx = np.asarray(t_cidx, dtype=np.int64)
@@ -366,6 +367,8 @@ class Structure:
         # float64 data: breadth_first_order would otherwise convert (a copy costing more than the BFS)
         g = self.csr(np.ones(int(ck[-1])), self.cols[keep], ck[self.indptr])
         out = np.zeros(self.nv, dtype=bool)
+        from scipy.sparse.csgraph import breadth_first_order
+
         out[breadth_first_order(g, src, directed=True, return_predecessors=False)] = True
         return out
 
@@ -373,6 +376,10 @@ class Structure:
         """A ``csr_array`` from arrays that are valid by construction (sorted int32 indices, monotone
         indptr), without the format checks of the constructor: a shallow copy of a checked
         template whose three public arrays are replaced."""
+        if self._template is None:
+            import scipy.sparse as sp
+
+            self._template = sp.csr_array((np.ones(self.nslots), self.cols, self.indptr), shape=(self.nv, self.nv))
         g = copy.copy(self._template)
         g.data, g.indices, g.indptr = data, indices, indptr
         return g
@@ -435,6 +442,8 @@ def _scaled_round(st: Structure, resid: np.ndarray, bound: float):
     icap = np.minimum(icap, INT_CAP).astype(np.int32)
     icap[st.inf_slot] = INT_INF
     graph = st.csr(icap, st.cols, st.indptr)
+    from scipy.sparse.csgraph import maximum_flow
+
     res = maximum_flow(graph, 0, 1)
     fl = res.flow
     if fl.indptr.shape == st.indptr.shape and np.array_equal(fl.indptr, st.indptr) and \

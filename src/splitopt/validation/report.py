@@ -19,9 +19,10 @@
                    exact-solver time / algorithm time
 ``median_lp_gap``  (reference row) median relaxation gap of the family's ``lp`` bound
 
-:func:`write_report` writes the table, the worst disagreements, the errors, and three PNG figures
-(gap histogram, algorithm time vs exact time, time vs DNN graph size; matplotlib's Agg backend)
-into ``<stem>_figures/`` beside the report.
+:func:`write_report` writes the table, the worst disagreements (exact and paper algorithms apart
+from baselines, heuristics and relaxation bounds; gaps in percent), the errors, and up to three
+PNG figures (:mod:`splitopt.validation.report_figures`: gaps, algorithm time vs exact time, time vs
+DNN graph size) into ``<stem>_figures/`` beside a Markdown report, or embedded in an HTML one.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from splitopt.instances.io import write_text_atomic
+from splitopt.validation.units import fmt_gap, fmt_seconds
 
 SUMMARY_COLUMNS = ["family", "algorithm", "kind", "exact", "paper", "reference", "instances", "agreements", "disagreements",
                    "better", "infeasible", "unexpected", "not_applicable", "errors", "timeouts", "no_reference", "numerical", "failed", "worst_gap", "median_seconds",
@@ -111,22 +113,8 @@ def _failed(outcome, disagree, proven, exact_flag: bool, paper_flag: bool) -> in
 # figures
 
 
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
-
-
-def algorithm_styles(labels) -> dict[str, tuple[Any, str]]:
-    """One (colour, marker) per ``family/algorithm`` label, assigned in sorted label order, so an
-    algorithm looks the same in every figure of a report (20 colours x 10 markers)."""
-    import matplotlib
-
-    cmap = matplotlib.colormaps["tab20"]
-    out = {}
-    for i, lab in enumerate(sorted(set(labels))):
-        out[lab] = (cmap(i % 20), MARKERS[(i // 20 + i) % len(MARKERS)])
-    return out
-
-
 def _png(fig) -> bytes:
+    """A figure as PNG bytes (tight bounding box; the figure is closed). Used by the sweep plots."""
     import io
 
     import matplotlib.pyplot as plt
@@ -137,115 +125,17 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def _facets(plt, families: list[str], width: float = 4.6, height: float = 3.6):
-    fig, axes = plt.subplots(1, max(1, len(families)), figsize=(width * max(1, len(families)), height), squeeze=False)
-    return fig, list(axes[0])
-
-
-def _legend_outside(fig, axes) -> None:
-    handles, labels = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    if handles:
-        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7, frameon=False)
-
-
 def figures(df: pd.DataFrame) -> list[tuple[str, str, bytes]]:
-    """``(title, file name, PNG bytes)`` of the report figures: gap histogram (stacked, integer
-    counts), algorithm time vs exact time, time vs DNN graph size; one panel per family, one colour
-    and marker per algorithm in every figure, legends outside the data."""
-    import matplotlib
+    """``(caption, file name, PNG bytes)`` of the report figures (see
+    :mod:`splitopt.validation.report_figures`: one panel per family, a shared legend of at most
+    ten series, gaps in percent, declined algorithms not plotted)."""
+    from splitopt.validation.report_figures import figures as _figures
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    out: list[tuple[str, str, bytes]] = []
-    df = df.copy()
-    df["family"] = df["family"].fillna("?")
-    df["label"] = df["family"] + "/" + df["algorithm"]
-    styles = algorithm_styles(df["label"])
-    fams = sorted(df["family"].unique())
-    algos = df[df["is_reference"].fillna(0) == 0]
-
-    # 1. gap histogram of disagreeing runs, stacked per algorithm
-    fig, axes = _facets(plt, fams)
-    for ax, fam in zip(axes, fams):
-        comp = algos[(algos["family"] == fam) & algos["outcome"].isin(["agree", "worse", "better"])]
-        worse = comp[comp["outcome"] == "worse"]
-        if len(worse):
-            vals = pd.to_numeric(worse["gap"], errors="coerce").clip(lower=1e-12)
-            lo, hi = math.log10(vals.min()), math.log10(vals.max())
-            bins = [10 ** (lo + (hi - lo + 1e-9) * i / 20) for i in range(21)] if hi > lo else \
-                [10 ** (lo - 0.5), 10 ** (lo + 0.5)]
-            groups = [(lab, g) for lab, g in vals.groupby(worse["label"])]
-            ax.hist([g for _, g in groups], bins=bins, stacked=True, label=[lab for lab, _ in groups],
-                    color=[styles[lab][0] for lab, _ in groups], edgecolor="white", linewidth=0.4)
-            ax.set_xscale("log")
-        else:
-            ax.text(0.5, 0.5, "no algorithm worse than the exact solver", ha="center", va="center",
-                    transform=ax.transAxes, fontsize=8)
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel("relative gap to the exact objective")
-        ax.set_ylabel("instances")
-        ax.set_title(f"{fam}: {int((comp['outcome'] == 'agree').sum())} agreements, "
-                     f"{len(worse)} worse, {int((comp['outcome'] == 'better').sum())} better", fontsize=9)
-    _legend_outside(fig, axes)
-    out.append(("gaps of disagreeing runs", "gap_histogram.png", _png(fig)))
-
-    # 2. algorithm time vs exact time
-    fig, axes = _facets(plt, fams, 4.4, 4.0)
-    for ax, fam in zip(axes, fams):
-        both = algos[(algos["family"] == fam) & (pd.to_numeric(algos["seconds"], errors="coerce") > 0)
-                     & (pd.to_numeric(algos["exact_seconds"], errors="coerce") > 0)]
-        for lab, g in both.groupby("label"):
-            ax.scatter(g["exact_seconds"], g["seconds"], s=14, alpha=0.8, color=styles[lab][0],
-                       marker=styles[lab][1], label=lab)
-        if len(both):
-            lo = min(both["exact_seconds"].min(), both["seconds"].min())
-            hi = max(both["exact_seconds"].max(), both["seconds"].max())
-            ax.plot([lo, hi], [lo, hi], "k--", lw=0.8, label="equal time")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-        ax.set_title(fam, fontsize=9)
-        ax.set_xlabel("exact solver time [s]")
-        ax.set_ylabel("algorithm time [s]")
-    _legend_outside(fig, axes)
-    out.append(("algorithm time vs exact solver time", "time_vs_exact.png", _png(fig)))
-
-    # 3. time vs DNN graph size (the exact formulation included)
-    fig, axes = _facets(plt, fams, 4.4, 4.0)
-    for ax, fam in zip(axes, fams):
-        sized = df[(df["family"] == fam) & (pd.to_numeric(df["size"], errors="coerce") > 0)
-                   & (pd.to_numeric(df["seconds"], errors="coerce") > 0)]
-        for lab, g in sized.groupby("label"):
-            ax.scatter(g["size"], g["seconds"], s=14, alpha=0.8, color=styles[lab][0], marker=styles[lab][1],
-                       label=lab)
-        if len(sized):
-            ax.set_yscale("log")
-        ax.set_title(fam, fontsize=9)
-        ax.set_xlabel("DNN graph size [layers]")
-        ax.set_ylabel("time [s]")
-    _legend_outside(fig, axes)
-    out.append(("time vs DNN graph size", "time_vs_size.png", _png(fig)))
-    return out
+    return _figures(df)[0]
 
 
 # ----------------------------------------------------------------------------------------------
 # documents
-
-
-def fmt_seconds(x: float) -> str:
-    if x == 0:
-        return "0 s"
-    if abs(x) >= 1:
-        return f"{x:.4f} s"
-    if abs(x) >= 1e-3:
-        return f"{x * 1e3:.4f} ms"
-    return f"{x * 1e6:.3f} us"
 
 
 #: summary columns shown to people (terminal and HTML), with their headers
@@ -268,11 +158,11 @@ def display_rows(summary: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 row.append("-")
             elif col == "worst_gap":
-                row.append(f"{100 * v:.3g}%")
+                row.append(fmt_gap(v))
             elif col == "median_seconds":
                 row.append(fmt_seconds(v))
             elif col == "median_speedup":
-                row.append(f"{v:.3g}x")
+                row.append(f"{v:,.0f}x" if v >= 1000 else f"{v:.3g}x")
             else:
                 row.append(str(int(v)))
         rows.append(row)
@@ -297,11 +187,27 @@ def markdown_table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _worst(df: pd.DataFrame, n: int = 20) -> pd.DataFrame:
+#: kinds whose disagreements are findings (an exact method wrong, a paper variant failing); the
+#: others (baselines, heuristics, relaxation bounds) are expected to be worse and are listed apart
+FINDING_KINDS = ("exact", "formulation", "paper")
+
+
+def _worst(df: pd.DataFrame, n: int = 20, findings: bool = True) -> pd.DataFrame:
+    """The ``n`` largest disagreements, gaps in percent: of exact algorithms and paper variants
+    (``findings``), or of baselines, heuristics and relaxations."""
     d = df[df["outcome"].isin(["worse", "better"])].copy()
+    from splitopt.validation.report_figures import row_kinds
+
+    d["kind"] = row_kinds(d)
+    d = d[d["kind"].isin(FINDING_KINDS) == findings]
     d["absgap"] = pd.to_numeric(d["gap"], errors="coerce").abs()
     d = d.sort_values("absgap", ascending=False).head(n)
-    return d[["family", "member_id", "algorithm", "objective", "exact_objective", "gap", "exact_status"]]
+    out = pd.DataFrame({"family": d["family"], "instance": d["member_id"], "algorithm": d["algorithm"],
+                        "kind": d["kind"], "objective": d["objective"],
+                        "exact objective": d["exact_objective"],
+                        "gap": pd.to_numeric(d["gap"], errors="coerce").map(fmt_gap),
+                        "exact status": d["exact_status"]})
+    return out
 
 
 def _errors(df: pd.DataFrame, n: int = 20) -> pd.DataFrame:
@@ -310,10 +216,10 @@ def _errors(df: pd.DataFrame, n: int = 20) -> pd.DataFrame:
 
 
 def write_report(store_path: Any, html: str | os.PathLike | None = None,
-                 markdown: str | os.PathLike | None = None) -> Path:
+                 markdown: str | os.PathLike | None = None, summary: pd.DataFrame | None = None) -> Path:
     """Write a Markdown report (PNG figures in a folder beside it) and/or a self-contained HTML
     report (figures embedded); returns the path written (the HTML one when both are asked for). With neither, writes ``<store stem>_report.md`` next
-    to the store."""
+    to the store. ``summary``: :func:`summary_table` of the same rows, if the caller has it."""
     df = _frame(store_path)
     if html is None and markdown is None:
         if isinstance(store_path, (str, os.PathLike)):
@@ -321,12 +227,15 @@ def write_report(store_path: Any, html: str | os.PathLike | None = None,
             markdown = p.with_name(p.stem + "_report.md")
         else:
             markdown = Path("validation_report.md")
-    summary = summary_table(df)
-    worst, errs = _worst(df), _errors(df)
+    summary = summary_table(df) if summary is None else summary
+    worst, others, errs = _worst(df), _worst(df, findings=False), _errors(df)
     title = f"splitopt validation report ({df['instance_hash'].nunique()} instances, {len(df)} rows)"
     written: list[Path] = []
-    figs = figures(df) if len(df) else []
+    figs, notes = _figures(df) if len(df) else ([], [])
     header, cells = display_rows(summary)
+    sections = [("Worst disagreements of exact algorithms and paper variants", worst),
+                ("Worst gaps of baselines, heuristics and relaxation bounds (expected to be worse)", others),
+                ("Errors, time-outs, infeasible assignments", errs)]
     for kind, target in (("markdown", markdown), ("html", html)):
         if target is None:
             continue
@@ -337,30 +246,39 @@ def write_report(store_path: Any, html: str | os.PathLike | None = None,
                 write_text_atomic(figdir / fn, png)
             shown = pd.DataFrame(cells, columns=header)
             parts = [f"# {title}", "", "## Summary per family and algorithm", "", markdown_table(shown), ""]
-            parts += ["## Worst disagreements", "", markdown_table(worst) if len(worst) else "none", ""]
-            parts += ["## Errors, time-outs, infeasible assignments", "", markdown_table(errs) if len(errs) else "none", ""]
-            parts += ["## Figures", ""] + [f"![{cap}]({figdir.name}/{fn})" for cap, fn, _ in figs]
+            for head, d in sections:
+                parts += [f"## {head}", "", markdown_table(d) if len(d) else "none", ""]
+            parts += ["## Figures", ""] + [f"![{cap}]({figdir.name}/{fn})\n\n*{cap}*\n" for cap, fn, _ in figs]
+            parts += [f"- {n}" for n in notes]
             text = "\n".join(parts) + "\n"
         else:
             import base64
 
             def tab(d: pd.DataFrame) -> str:
-                return d.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.4g}") if len(d) else "<p>none</p>"
+                return d.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.6g}") if len(d) else "<p>none</p>"
 
             shown = pd.DataFrame(cells, columns=header).to_html(index=False, na_rep="")
             imgs = "\n".join(f'<figure><img src="data:image/png;base64,{base64.b64encode(png).decode()}" '
                              f'alt="{_html.escape(cap)}"><figcaption>{_html.escape(cap)}</figcaption></figure>'
                              for cap, _fn, png in figs)
+            body = "".join(f"<h2>{_html.escape(head)}</h2>\n{tab(d)}\n" for head, d in sections)
+            listed = "".join(f"<li>{_html.escape(n)}</li>" for n in notes)
             text = (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{_html.escape(title)}</title>"
-                    "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:0.85em}"
-                    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}figure{display:block}"
-                    "img{max-width:100%}</style></head><body>\n"
-                    f"<h1>{_html.escape(title)}</h1>\n<h2>Summary per family and algorithm</h2>\n{shown}\n"
-                    f"<h2>Worst disagreements</h2>\n{tab(worst)}\n<h2>Errors, time-outs, infeasible assignments</h2>\n{tab(errs)}\n"
-                    f"<h2>Figures</h2>\n{imgs}\n</body></html>\n")
+                    "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
+                    "table{border-collapse:collapse;font-size:0.85em}"
+                    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}figure{display:block;margin:1em 0}"
+                    "figcaption{font-size:0.9em;color:#444}img{max-width:100%}</style></head><body>\n"
+                    f"<h1>{_html.escape(title)}</h1>\n<h2>Summary per family and algorithm</h2>\n{shown}\n{body}"
+                    f"<h2>Figures</h2>\n{imgs}\n" + (f"<ul>{listed}</ul>\n" if listed else "") + "</body></html>\n")
         written.append(write_text_atomic(target, text))
     return written[-1]
 
 
-__all__ = ["summary_table", "write_report", "markdown_table", "figures", "display_rows", "algorithm_styles",
-           "fmt_seconds", "SUMMARY_COLUMNS", "DISPLAY_COLUMNS"]
+def _figures(df: pd.DataFrame):
+    from splitopt.validation.report_figures import figures as _f
+
+    return _f(df)
+
+
+__all__ = ["summary_table", "write_report", "markdown_table", "figures", "display_rows", "fmt_seconds", "fmt_gap",
+           "SUMMARY_COLUMNS", "DISPLAY_COLUMNS", "FINDING_KINDS"]

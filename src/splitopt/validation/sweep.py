@@ -101,7 +101,10 @@ class SweepResult:
                          "-" if p.cost_lo is None else f"{p.cost_lo:.6g}",
                          "-" if p.cost_hi is None else f"{p.cost_hi:.6g}", p.summary])
         w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = [head, "  ".join(c.ljust(w[i]) for i, c in enumerate(rows[0])),
+        import textwrap
+
+        lines = [textwrap.fill(head, 100, subsequent_indent="  "),  # 100 columns (issue 24)
+                 "  ".join(c.ljust(w[i]) for i, c in enumerate(rows[0])).rstrip(),
                  "  ".join("-" * x for x in w)]
         for r in rows[1:]:
             lines.append("  ".join(c.rjust(w[i]) if i < 6 else c for i, c in enumerate(r)).rstrip())
@@ -289,8 +292,8 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
             ax1.plot(xs, ys, color=f"C{i % 10}", lw=2)
         else:  # sampled: the evaluator's cost at the first and last sample of each run
             ax1.plot([pc.lo, pc.hi], [pc.cost_lo, pc.cost_hi], "o-", color=f"C{i % 10}", lw=1)
-        size = _size_of(pc.solution, result.family)
-        ax2.hlines(size, pc.lo, pc.hi, color=f"C{i % 10}", lw=3)
+        for size in _levels_of(pc.solution, result.family):
+            ax2.hlines(size, pc.lo, pc.hi, color=f"C{i % 10}", lw=3)
     for b in result.breakpoints:
         ax1.axvline(b, color="0.8", lw=0.6, zorder=0)
         ax2.axvline(b, color="0.8", lw=0.6, zorder=0)
@@ -298,12 +301,17 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
         ax1.set_xscale("log")
         ax1.set_yscale("log")
     # a family may name the cost, the parameter and the size with their units
-    ax1.set_ylabel(getattr(result, "cost_label", None) or getattr(result, "y_label", None) or "optimal cost")
+    ax1.set_ylabel(getattr(result, "cost_label", None) or getattr(result, "y_label", None)
+                   or ("optimal cost [s]" if result.family in ("split", "grouping") else "optimal cost"))
     runs = "pieces" if result.exact else f"runs of equal solutions over {result.solves} samples"
     ax1.set_title(f"{result.instance}: optimal cost over {result.param}, {len(result.pieces)} {runs}"
                   + ("" if result.exact else " (sampled)"))
+    from matplotlib.ticker import MaxNLocator
+
+    ax2.yaxis.set_major_locator(MaxNLocator(integer=True))  # layers, parts, nodes: whole numbers
     ax2.set_ylabel(getattr(result, "size_label", None) or _size_label(result))
-    ax2.set_xlabel(getattr(result, "param_label", None) or getattr(result, "x_label", None) or result.param)
+    ax2.set_xlabel(getattr(result, "param_label", None) or getattr(result, "x_label", None)
+                   or PARAM_LABELS.get(result.param, result.param))
     from splitopt.instances.io import write_text_atomic
     from splitopt.validation.report import _png
 
@@ -322,9 +330,27 @@ def _size_of(solution, family: str = "") -> float:
     return float("nan")
 
 
+def _levels_of(solution, family: str = "") -> list[float]:
+    """What the bottom panel draws for one piece: the cut positions of a grouping (group sizes ->
+    parts before each cut, so moving cuts show), else the one-number size of :func:`_size_of`."""
+    if isinstance(solution, (list, tuple)) and solution and all(isinstance(s, int) for s in solution):
+        out, acc = [], 0
+        for size in solution[:-1]:
+            acc += size
+            out.append(acc)
+        return out
+    return [_size_of(solution, family)]
+
+
+#: axis labels with units for the swept parameters (issue 24); others show the parameter's name
+PARAM_LABELS = {"up_mbps": "uplink [Mbit/s]", "down_mbps": "downlink [Mbit/s]", "rate_mbps": "uplink [Mbit/s]",
+                "device_speed": "device speed factor", "server_speed": "server speed factor",
+                "requests": "requests R", "bandwidth_bytes_per_s": "link rate [bytes/s]"}
+
+
 def _size_label(result: SweepResult) -> str:
-    return {"split": "layers on the device", "grouping": "groups", "throughput": "nodes used"}.get(
-        result.family, "solution size")
+    return {"split": "layers on the device", "grouping": "cuts: parts before each cut",
+            "throughput": "nodes used"}.get(result.family, "solution size")
 
 
 __all__ = ["Piece", "SweepResult", "envelope", "integer_envelope", "log_samples", "sweep", "plot", "REL_TOL",
