@@ -147,6 +147,19 @@ def test_make_and_solve_split_json_matches_evaluator(tmp_path, capsys):
     assert results["mincut"] <= results["device_only"] * (1 + 1e-12)
 
 
+def test_solve_save_writes_what_json_prints(tmp_path, capsys):
+    inst_file, saved = tmp_path / "s.json", tmp_path / "sol.json"
+    code, _, _ = run(capsys, "make", "split", "resnet18", "--device-flops", "1e11", "--server-flops", "1e13",
+                     "--up-mbps", "100", "--down-mbps", "200", "-o", str(inst_file))
+    assert code == 0
+    code, out, _ = run(capsys, "solve", str(inst_file), "-a", "mincut", "--save", str(saved))
+    assert code == 0 and "status" in out  # the text output still shows
+    code, out, _ = run(capsys, "solve", str(inst_file), "-a", "mincut", "--json")
+    printed, kept = json.loads(out), json.loads(saved.read_text())
+    assert kept["assignment"] == printed["assignment"] and kept["objective"] == printed["objective"]
+    assert kept["plan"]["stages"][0]["layers"] == sorted(kept["assignment"], key=kept["plan"]["layers"].index)
+
+
 def test_solve_split_text_output_lists_cut(tmp_path, capsys):
     inst_file = tmp_path / "s.json"
     run(capsys, "make", "split", "alexnet", "--device-flops", "1e10", "--server-flops", "1e13",

@@ -85,3 +85,23 @@ def test_readme_tour_runs_as_written(tmp_path, monkeypatch):
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(pytest.main([__file__, "-q"]))
+
+
+def test_docs_python_examples_run(monkeypatch, tmp_path):
+    """Every ``python`` block of the docs/ pages runs, and a trailing ``# text`` comment after a
+    ``print`` is what it printed (so the pages' examples cannot rot either)."""
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        for lang, body in blocks(page.read_text()):
+            if lang != "python":
+                continue
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(body, str(page), "exec"), {"__name__": "__docs__"})
+            shown = [ln[2:] for ln in body.splitlines() if ln.startswith("# ")]
+            got = {_normal(line) for line in out.getvalue().splitlines()}
+            for want in shown:
+                assert _normal(want) in got, f"{page.name} shows {want!r}, the block did not print it"
+            ran += 1
+    assert ran >= 1

@@ -137,12 +137,18 @@ def cmd_solve(args) -> int:
         if getattr(inst, "family", None) != "placement":
             raise InstanceError("--export-placement", f"only for placement instances, got a {inst.family} instance")
         write_json(placement_to_peer(inst, sol.assignment), args.export_placement)
-    if args.json:
+    if args.json or args.save:
         out = sol.to_dict()
         out["timing"] = timing
         _add_plan(out, inst, sol, args.file)  # issue 23: stages named by layers and FQNs, for `splitopt export`
-        print(json.dumps(out, indent=1, default=str))
-        return 0
+        text = json.dumps(out, indent=1, default=str)
+        if args.save:  # the same JSON as --json, kept for `splitopt export`
+            from splitopt.instances.io import write_text_atomic
+
+            write_text_atomic(args.save, text + "\n")
+        if args.json:
+            print(text)
+            return 0
     # the status line first: a result that is not proven optimal is never read as if it were
     print(_fit_lines(f"{fam.name} / {sol.algorithm}: {sol.status_line()}"))
     if fam.render is not None:
@@ -244,6 +250,8 @@ def add_parsers(sub) -> None:
     so.add_argument("--option", action="append", metavar="NAME=VALUE",
                     help="any other option the algorithm declares (see `splitopt families`)")
     so.add_argument("--json", action="store_true", help="machine-readable output")
+    so.add_argument("--save", default=None, metavar="FILE",
+                    help="also write the solution as --json prints it (with its plan) to FILE, for `splitopt export`")
     so.add_argument("--export-placement", default=None, metavar="FILE",
                     help="also write the placement in msr-fiddle/dnn-partitioning's JSON shape (placement family)")
     so.add_argument("--repeat", type=int, default=None, metavar="R",
