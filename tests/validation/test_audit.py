@@ -239,3 +239,11 @@ def test_cli_audit_json_pipeline(capsys):
     assert out and {r["family"] for r in out} == {"pipeline"}
     nopipe = next(r for r in out if r["id"] == "001-nopipe")
     assert all("," in k for k in nopipe["data"]["ratios"])
+
+
+def test_text_table_fits_100_columns(rows):
+    """issue 24: the terminal table fits 100 columns and still shows every claim and verdict."""
+    out = audit.text(list(rows.values()))
+    assert max(len(line) for line in out.splitlines()) <= 100
+    for r in rows.values():
+        assert r.claim.split()[0][:26] in out and r.verdict.split()[0] in out

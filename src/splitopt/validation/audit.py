@@ -106,14 +106,15 @@ def _wrap(s: str, width: int) -> list[str]:
 
 def text(rows: list[Row]) -> str:
     """A terminal table (long cells wrapped), then the verdict counts."""
-    cols = [("paper", 10), ("section", 14), ("claim as printed", 44), ("paper says", 22), ("splitopt", 30),
-            ("verdict", 14)]
+    # 100 columns in all (issue 24): six columns and five two-space gaps
+    cols = [("paper", 8), ("section", 11), ("claim as printed", 26), ("paper says", 14), ("splitopt", 21),
+            ("verdict", 10)]
     out = ["  ".join(h.ljust(w) for h, w in cols), "  ".join("-" * w for _h, w in cols)]
     for r in rows:
-        cells = [_wrap(r.paper.split(" ")[0], 10), _wrap(r.section, 14), _wrap(r.claim, 44), _wrap(r.paper_value, 22),
-                 _wrap(r.value, 30), _wrap(r.verdict, 14)]
+        cells = [_wrap(str(v), w) for v, (_h, w) in zip((r.paper.split(" ")[0], r.section, r.claim, r.paper_value,
+                                                           r.value, r.verdict), cols)]
         if r.reason:
-            cells[4] += _wrap("(" + r.reason + ")", 30)
+            cells[4] += _wrap("(" + r.reason + ")", cols[4][1])
         for i in range(max(len(c) for c in cells)):
             out.append("  ".join((c[i] if i < len(c) else "").ljust(w) for c, (_h, w) in zip(cells, cols)).rstrip())
         out.append("")
