@@ -285,6 +285,7 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
 
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(7, 5.5), constrained_layout=True)
     inv = result.transform == "1/p"
+    levels: list[float] = []
     for i, pc in enumerate(result.pieces):
         if result.exact:
             xs = log_samples(pc.lo, pc.hi, 40) if (pc.lo > 0 and pc.hi > pc.lo) else [pc.lo, pc.hi]
@@ -294,6 +295,9 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
             ax1.plot([pc.lo, pc.hi], [pc.cost_lo, pc.cost_hi], "o-", color=f"C{i % 10}", lw=1)
         for size in _levels_of(pc.solution, result.family):
             ax2.hlines(size, pc.lo, pc.hi, color=f"C{i % 10}", lw=3)
+            if not result.exact:  # a run of one sample has no length: mark its samples
+                ax2.plot([pc.lo, pc.hi], [size, size], "o", color=f"C{i % 10}", ms=4)
+            levels.append(size)
     for b in result.breakpoints:
         ax1.axvline(b, color="0.8", lw=0.6, zorder=0)
         ax2.axvline(b, color="0.8", lw=0.6, zorder=0)
@@ -309,6 +313,9 @@ def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) 
     from matplotlib.ticker import MaxNLocator
 
     ax2.yaxis.set_major_locator(MaxNLocator(integer=True))  # layers, parts, nodes: whole numbers
+    finite = [v for v in levels if math.isfinite(v)]
+    if finite and max(finite) - min(finite) < 2:  # a flat or near-flat count: whole-number ticks around it
+        ax2.set_ylim(min(finite) - 1, max(finite) + 1)
     ax2.set_ylabel(getattr(result, "size_label", None) or _size_label(result))
     ax2.set_xlabel(getattr(result, "param_label", None) or getattr(result, "x_label", None)
                    or PARAM_LABELS.get(result.param, result.param))

@@ -82,3 +82,28 @@ def test_plot_has_units(tmp_path, monkeypatch):
     assert out.stat().st_size > 0
     assert "optimal period (s)" in labels["y"] and "nodes used" in labels["y"]
     assert "speed of node n1 (FLOP/s)" in labels["x"]
+
+
+def test_plot_marks_every_sample_and_whole_number_counts(tmp_path, monkeypatch):
+    """Looked at (issue 24): a run of one sample had no length, so the bottom panel showed one of
+    eleven runs, and a flat node count got ticks 2.84 ... 3.16. Every run now has visible marks and
+    the count axis spans whole numbers."""
+    import matplotlib.figure
+
+    seen = []
+    orig = matplotlib.figure.Figure.savefig
+
+    def spy(self, *a, **k):
+        ax2 = self.axes[1]
+        marked = {round(x, 6) for line in ax2.get_lines() for x in line.get_xdata()}
+        seen.append((marked, ax2.get_ylim(), [t for t in ax2.get_yticks()]))
+        return orig(self, *a, **k)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", spy)
+    res = sweep(generate(0, n_layers=6, n_nodes=3), "node_flops:n2", 1e8, 1e11, samples=6)
+    plot(res, str(tmp_path / "t.png"))
+    marked, (lo, hi), ticks = seen[0]
+    for pc in res.pieces:
+        assert round(pc.lo, 6) in marked and round(pc.hi, 6) in marked
+    inside = [t for t in ticks if lo <= t <= hi]
+    assert inside and all(float(t).is_integer() for t in inside)
