@@ -98,13 +98,6 @@ CASES = [
 KNOWN_FAILURES: dict[tuple[str, str, str | None], str] = {
     ("placement", "colgen", None): "placement: colgen ran 2.3 s at time_limit=1 on a 9-node instance (2026-11-24, "
                                    "before the placement move)",
-    ("grouping", "milp_interval", "n400-k20"): "grouping (pipe): no answer after 46 s at time_limit=10 (2026-11-24)",
-    ("grouping", "lp_compact", "n400-k20"): "grouping (pipe): every group count's LP gets the whole limit, and LPs "
-                                            "stopped by it end in SolverFailed status 'error', not time_limit",
-    ("grouping", "lp_interval", "n400-k20"): "grouping (pipe): 46 s at time_limit=10 (the limit per group count), "
-                                             "then SolverFailed status 'error', not time_limit",
-    ("pipeline", "milp_joint", "b10000"): "pipeline (pipe): no answer after 11.3 s at time_limit=10 (0.3 s over "
-                                          "limit + max(1 s, 10 %))",
 }
 
 
@@ -150,11 +143,11 @@ def _close(a: float, b: float) -> bool:
 
 
 def test_every_family_has_a_case():
-    """A family in the registry without a conformance case is a gap (placement: added at merge)."""
+    """A family in the registry without a conformance case is a gap."""
     from splitopt.families import BUILTIN
 
     missing = [f for f in BUILTIN if f not in {c.family for c in CASES}]
-    assert missing in ([], ["placement"]), missing
+    assert missing == [], missing
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,17 @@ from splitopt.errors import InstanceError, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.grouping import GroupingInstance
 from splitopt.models.grouping import build_milp_compact, build_milp_interval, sizes_from_model
+from splitopt.solvers.deadline import Deadline
+
+
+def _build(formulation: str, instance: GroupingInstance, m: int, deadline: Deadline):
+    """The model for ``m`` groups; the interval build reads the deadline row by row (its cover rows
+    hold ``n^3/6`` terms), the compact one is fast."""
+    if deadline.over():
+        raise deadline.no_answer(f" (before the {formulation} model for m = {m} was built)")
+    if formulation == "interval":
+        return build_milp_interval(instance, m, deadline=deadline if deadline.limit is not None else None)
+    return build_milp_compact(instance, m)
 
 
 def solve_milp(instance: GroupingInstance, formulation: str = "interval", solver: str = "highs",
@@ -17,17 +28,27 @@ def solve_milp(instance: GroupingInstance, formulation: str = "interval", solver
     """Build and solve MILP A (``formulation="compact"``) or B (``"interval"``) through
     :func:`splitopt.solvers.exact.solve`; with ``at_most_k`` one model per group count
     ``m = 1..min(k, n)`` (the thesis_cost balance weight ``delta m / T_tot`` depends on ``m``).
-    Returns the best sizes with the solver's status and the smallest bound over the ``m``."""
+    Returns the best sizes with the solver's status and the smallest bound over the ``m``.
+
+    ``time_limit`` covers the whole call (issue 21 §1): one deadline for every ``m``'s build and
+    solve; a group count not reached in time leaves no bound, and no model solved in time raises
+    ``SolverFailed`` with status ``time_limit``."""
     from splitopt.solvers import exact
 
-    build = {"compact": build_milp_compact, "interval": build_milp_interval}.get(formulation)
-    if build is None:
+    if formulation not in ("compact", "interval"):
         raise InstanceError("formulation", f"must be 'compact' or 'interval', got {formulation!r}")
+    deadline = Deadline(time_limit)
     best = None
     bounds, statuses, seconds = [], [], 0.0
     for m in instance.group_counts:
-        model = build(instance, m)
-        res = exact.solve(model, solver=solver, time_limit=time_limit, relax=False, **options)
+        try:
+            model = _build(formulation, instance, m, deadline)
+        except SolverFailed:
+            if best is None:
+                raise
+            statuses.append("time_limit")
+            break
+        res = exact.solve(model, solver=solver, time_limit=deadline.remaining(), relax=False, **options)
         seconds += res.seconds or 0.0
         statuses.append(str(res.status))
         if res.bound is not None:
@@ -38,6 +59,8 @@ def solve_milp(instance: GroupingInstance, formulation: str = "interval", solver
         if best is None or res.objective < best[0]:
             best = (res.objective, sizes, res)
     if best is None:
+        if deadline.hit or deadline.over():
+            raise deadline.no_answer(f" (the {formulation} MILP, status {', '.join(statuses)})")
         raise SolverFailed(f"solver: {solver} found no solution of the {formulation} MILP "
                            f"(status {', '.join(statuses)})", status=statuses[-1] if statuses else "error")
     obj, sizes, res = best
@@ -55,20 +78,32 @@ def solve_lp(instance: GroupingInstance, formulation: str = "interval", solver: 
     feasible point of its ``m``'s LP with the same objective value. The assignment is a rounding
     (the LP point read as in :func:`sizes_from_model` when that gives a valid grouping, else ``m``
     near-equal groups), so its objective is only an upper bound. Status ``ok`` (a relaxation
-    claims no optimality); the bound is dropped unless every LP was solved to optimality."""
+    claims no optimality); the bound is dropped unless every LP was solved to optimality.
+
+    ``time_limit`` covers the whole call: one deadline for every ``m``; LPs stopped by it leave no
+    bound, and none solved in time raises ``SolverFailed`` with status ``time_limit`` (it was
+    ``error``)."""
     from splitopt.models.grouping import check_assignment
     from splitopt.solvers import exact
 
-    build = {"compact": build_milp_compact, "interval": build_milp_interval}.get(formulation)
-    if build is None:
+    if formulation not in ("compact", "interval"):
         raise InstanceError("formulation", f"must be 'compact' or 'interval', got {formulation!r}")
+    deadline = Deadline(time_limit)
     best = None
     all_optimal = True
     for m in instance.group_counts:
-        model = build(instance, m)
-        res = exact.solve(model, solver=solver, time_limit=time_limit, relax=True, **options)
+        try:
+            model = _build(formulation, instance, m, deadline)
+        except SolverFailed:
+            if best is None:
+                raise
+            all_optimal = False
+            break
+        res = exact.solve(model, solver=solver, time_limit=deadline.remaining(), relax=True, **options)
         if str(res.status) != "optimal" or res.objective is None:
             all_optimal = False
+            if deadline.over():
+                break
             continue
         val = res.bound if res.bound is not None else res.objective
         if best is None or val < best[0]:
@@ -79,6 +114,8 @@ def solve_lp(instance: GroupingInstance, formulation: str = "interval", solver: 
                 sizes = [q + 1] * r + [q] * (m - r)
             best = (val, sizes)
     if best is None:
+        if deadline.hit or deadline.over():
+            raise deadline.no_answer(f" (no LP relaxation of the {formulation} MILP solved)")
         raise SolverFailed(f"solver: {solver} solved no LP relaxation of the {formulation} MILP", status="error")
     return AlgoResult(best[1], status="ok", bound=best[0] if all_optimal else None,
                       info={"formulation": formulation, "lp": True})
