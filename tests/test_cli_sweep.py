@@ -61,3 +61,15 @@ def test_sweep_user_errors_exit_2(tmp_path, capsys):
                          (["--param", "up_mbps", "--from", "3", "--to", "2"], "--to: must be >= --from")):
         code, out, err = run(capsys, "sweep", f, *argv)
         assert code == 2 and needle in err and "Traceback" not in err, (argv, err)
+
+
+def test_equal_runs_are_maximal_and_cover_every_sample():
+    from splitopt.validation.sweep import equal_runs
+
+    keys = ["a", "a", "b", "a", "c", "c", "c"]
+    runs = equal_runs(keys)
+    assert runs == [(0, 1), (2, 2), (3, 3), (4, 6)]
+    assert equal_runs([]) == []
+    # independent check: a run boundary exactly where neighbouring keys differ
+    ends = {j for _i, j in runs}
+    assert ends == {k for k in range(len(keys)) if k == len(keys) - 1 or keys[k] != keys[k + 1]}

@@ -276,6 +276,19 @@ def sweep(instance: Any, param: str, lo: float, hi: float, *, samples: int = 50,
     return fn(instance, param, lo, hi, samples=samples, check=check)
 
 
+def equal_runs(keys: Sequence[Hashable]) -> list[tuple[int, int]]:
+    """``(i, j)`` index ranges (both ends included) of the maximal runs of equal consecutive keys:
+    the pieces of a sampled sweep, where neighbouring samples with one solution form one piece."""
+    runs, i = [], 0
+    while i < len(keys):
+        j = i
+        while j + 1 < len(keys) and keys[j + 1] == keys[i]:
+            j += 1
+        runs.append((i, j))
+        i = j + 1
+    return runs
+
+
 def plot(result: SweepResult, path: str, values: Sequence[float] | None = None) -> None:
     """Cost (top) and a one-number summary of the solution (bottom) against the parameter."""
     import matplotlib
@@ -360,5 +373,5 @@ def _size_label(result: SweepResult) -> str:
             "throughput": "nodes used"}.get(result.family, "solution size")
 
 
-__all__ = ["Piece", "SweepResult", "envelope", "integer_envelope", "log_samples", "sweep", "plot", "REL_TOL",
+__all__ = ["Piece", "SweepResult", "equal_runs", "envelope", "integer_envelope", "log_samples", "sweep", "plot", "REL_TOL",
            "check_range"]

@@ -23,7 +23,7 @@ import time
 
 from splitopt.errors import InstanceError
 from splitopt.instances.grouping import GroupingInstance
-from splitopt.validation.sweep import Piece, SweepResult, check_range, integer_envelope, log_samples
+from splitopt.validation.sweep import Piece, SweepResult, check_range, equal_runs, integer_envelope, log_samples
 
 PARAMS = {
     "requests": "number of requests R (integer; exact)",
@@ -81,16 +81,11 @@ def sweep(instance: GroupingInstance, param: str, lo: float, hi: float, *, sampl
     values = log_samples(lo, hi, samples)
     sols = [(v, _solve(instance.with_(bandwidth_bytes_per_s=v))) for v in values]
     pieces = []
-    i = 0
-    while i < len(sols):
-        j = i
-        while j + 1 < len(sols) and sols[j + 1][1] == sols[i][1]:
-            j += 1
+    for i, j in equal_runs([s[1] for s in sols]):
         a, b, key = sols[i][0], sols[j][0], sols[i][1]
         c_lo = evaluate(instance.with_(bandwidth_bytes_per_s=a), list(key))[0]
         c_hi = evaluate(instance.with_(bandwidth_bytes_per_s=b), list(key))[0]
         pieces.append(Piece(a, b, list(key), math.nan, math.nan, c_lo, c_hi, f"{len(key)} groups {list(key)}"))
-        i = j + 1
     ratio = (hi / lo) ** (1.0 / (samples - 1)) if hi > lo else 1.0
     return SweepResult(family="grouping", instance=instance.name, param=param, lo=lo, hi=hi, transform="p",
                        exact=False, pieces=pieces, solves=len(values), seconds=time.perf_counter() - t0,

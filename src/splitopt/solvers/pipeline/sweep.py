@@ -26,7 +26,7 @@ import time
 
 from splitopt.errors import InstanceError
 from splitopt.instances.pipeline import PipelineInstance
-from splitopt.validation.sweep import Piece, SweepResult, check_range, log_samples
+from splitopt.validation.sweep import Piece, SweepResult, check_range, equal_runs, log_samples
 
 PARAMS = {
     "rate_scale": "factor on every link rate (1 = the instance's rates; sampled log-spaced)",
@@ -83,11 +83,7 @@ def sweep(instance: PipelineInstance, param: str, lo: float, hi: float, *, sampl
         s = solve(inst)
         sols.append((v, _key(s.assignment), s.assignment, s.objective, s.status))
     pieces = []
-    i = 0
-    while i < len(sols):
-        j = i
-        while j + 1 < len(sols) and sols[j + 1][1] == sols[i][1]:
-            j += 1
+    for i, j in equal_runs([s[1] for s in sols]):
         a, b, asg = sols[i][0], sols[j][0], sols[i][2]
         c_lo, c_hi = sols[i][3], sols[j][3]
         if check:
@@ -101,7 +97,6 @@ def sweep(instance: PipelineInstance, param: str, lo: float, hi: float, *, sampl
         pieces.append(Piece(a, b, asg, math.nan, math.nan, c_lo, c_hi,
                             f"b = {asg['b']}, {len(asg['servers'])} server block(s) on {', '.join(asg['servers'])}"
                             + ("" if status == {"optimal"} else f" (status {', '.join(sorted(status))})")))
-        i = j + 1
     if exact:
         resolution, method = None, "every integer B solved exactly (auto)"
     else:

@@ -26,7 +26,7 @@ import time
 
 from splitopt.errors import InstanceError
 from splitopt.instances.throughput import ThroughputInstance
-from splitopt.validation.sweep import Piece, SweepResult, check_range, log_samples
+from splitopt.validation.sweep import Piece, SweepResult, check_range, equal_runs, log_samples
 
 PARAMS = {
     "rate_bytes_per_s": "every existing link's rate, bytes/s (sampled, log-spaced)",
@@ -104,18 +104,13 @@ def sweep(instance: ThroughputInstance, param: str, lo: float, hi: float, *, sam
         elif f1 > 0:
             worst = max(worst, f0 / f1 - 1.0)
     pieces = []
-    i = 0
-    while i < len(sols):
-        j = i
-        while j + 1 < len(sols) and sols[j + 1][1] == sols[i][1]:
-            j += 1
+    for i, j in equal_runs([s[1] for s in sols]):
         a, b, key = sols[i][0], sols[j][0], sols[i][1]
         c_lo, c_hi = sols[i][2], sols[j][2]
         if check:  # the evaluator at both ends, recomputed from the placement
             c_lo = evaluate(set_value(a), list(key))[0]
             c_hi = evaluate(set_value(b), list(key))[0]
         pieces.append(Piece(a, b, list(key), math.nan, math.nan, c_lo, c_hi, _summary(instance, key)))
-        i = j + 1
     ratio = (hi / lo) ** (1.0 / (samples - 1)) if hi > lo else 1.0
     res = SweepResult(family="throughput", instance=instance.name, param=param, lo=lo, hi=hi, transform="p",
                       exact=False, pieces=pieces, solves=len(values), seconds=time.perf_counter() - t0,
