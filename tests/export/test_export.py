@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
+from cases.torch_models import Reuse  # noqa: E402
 from splitopt.cli import main  # noqa: E402
 from splitopt.export import ExportError, export, plan_of  # noqa: E402
 from splitopt.instances import io, zoo  # noqa: E402
@@ -88,17 +89,6 @@ def test_split_that_is_no_prefix_of_execution_is_refused():
     with pytest.raises(ExportError, match="device holds no module"):
         export(server_only, "pipelining")
     assert set(export(server_only, "device-map")["device_map"].values()) == {"server"}
-
-
-class Reuse(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.a = nn.Linear(4, 4)
-        self.act = nn.ReLU()
-        self.b = nn.Linear(4, 4)
-
-    def forward(self, x):
-        return self.b(self.act(self.a(self.act(x))))
 
 
 def test_stage_beginning_at_a_reused_module_is_refused():

@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
+from cases.torch_models import Reuse  # noqa: E402
 from splitopt.cli import main  # noqa: E402
 from splitopt.errors import InstanceError  # noqa: E402
 from splitopt.instances import io  # noqa: E402
@@ -96,17 +97,6 @@ def test_depth_chooses_the_units():
     assert from_torch(m, (x,), depth=1).names == ["input", "stem", "blocks", "pool", "fc"]
     d3 = from_torch(m, (x,), depth=3)
     assert "blocks.0.conv1" in d3 and "blocks.2.down" in d3 and not d3.is_chain()
-
-
-class Reuse(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.a = nn.Linear(4, 4)
-        self.act = nn.ReLU()
-        self.b = nn.Linear(4, 4)
-
-    def forward(self, x):
-        return self.b(self.act(self.a(self.act(x))))
 
 
 def test_a_module_called_twice_is_no_split_point():
