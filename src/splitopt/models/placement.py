@@ -325,6 +325,23 @@ def cardinality_bound(instance: PlacementInstance) -> float:
 
 
 # ---------------------------------------------------------------------- MILP
+def _knapsack_max(values: Sequence[float], weights: Sequence[float], capacity: float) -> float:
+    """``max sum v_i x_i`` subject to ``sum w_i x_i <= capacity``, ``0 <= x_i <= 1`` (the fractional
+    knapsack, greedy by ratio): an upper bound on what any set of items of weight ``<= capacity``
+    carries. Items of weight 0 are always taken."""
+    total, room = 0.0, capacity
+    items = sorted(((v, w) for v, w in zip(values, weights) if v > 0), key=lambda vw: -(vw[0] / vw[1]) if vw[1] > 0
+                   else -math.inf)
+    for v, w in items:
+        if w <= room:
+            total += v
+            room -= w
+        else:
+            total += v * room / w if w > 0 else v
+            break
+    return total
+
+
 def build_milp(instance: PlacementInstance, *, symmetry: bool = True, valid_inequalities: bool = True,
                incumbent: float | None = None, lower_bound: float | None = None):
     """Pyomo MILP of the instance (module docstring). Times are in units of ``model._unit`` (the
@@ -382,7 +399,23 @@ def build_milp(instance: PlacementInstance, *, symmetry: bool = True, valid_ineq
             for gv in gs:
                 rows.add(m.cin[t_i, d] >= m.x[gv, d] - m.x[gu, d])
                 rows.add(m.cout[t_i, d] >= m.x[gu, d] - m.x[gv, d])
+    # chain: big-M of the rows switched off by cpu[t] (from the instance: issue 22 §4; the sum of
+    # all times spanned 6e8 against the operator graphs' small coefficients). With an incumbent
+    # cap, a CPU position holds classes of CPU time <= incumbent, so its accelerator load is at
+    # most the fractional knapsack of (accelerator time + every tensor it touches, twice) under
+    # that capacity; an accelerator position's CPU time likewise under its accelerator time.
+    comm = [0.0] * G
+    for gu, gs, s_, _b in ctens:
+        for g in (gu, *gs):
+            comm[g] += 2 * s_
     M = 1.0 + math.fsum(cpu) / unit + math.fsum(acc) / unit + 2 * math.fsum(s for *_x, s, _b in ctens)
+    M_acc = M_cpu = M
+    if chain and incumbent is not None and math.isfinite(incumbent):
+        cap_t = incumbent / unit * (1 + 1e-9)
+        M_acc = min(M, _knapsack_max([a / unit + c for a, c in zip(acc, comm)], [c / unit for c in cpu], cap_t))
+        M_cpu = min(M, _knapsack_max([c / unit for c, ok in zip(cpu, sup) if ok],
+                                     [a / unit for a, ok in zip(acc, sup) if ok], cap_t))
+        M_acc, M_cpu = M_acc * (1 + 1e-9) + 1e-9, M_cpu * (1 + 1e-9) + 1e-9
 
     # per class: (forward, backward) seconds on an accelerator and on a CPU core
     split = {key: [[math.fsum(vals[i] for i in members if back[i] == b) for b in (False, True)] for members in cls]
@@ -415,8 +448,8 @@ def build_milp(instance: PlacementInstance, *, symmetry: bool = True, valid_ineq
     for pi, part in enumerate(parts):
         for d in range(D):
             if chain:
-                m.load_rows.add(m.Tpart[pi] >= acc_expr(d, part) - M * m.cpu[d])
-                m.load_rows.add(m.Tpart[pi] >= cpu_expr(d, part) - M * (1 - m.cpu[d]))
+                m.load_rows.add(m.Tpart[pi] >= acc_expr(d, part) - M_acc * m.cpu[d])
+                m.load_rows.add(m.Tpart[pi] >= cpu_expr(d, part) - M_cpu * (1 - m.cpu[d]))
             elif d < k:
                 m.load_rows.add(m.Tpart[pi] >= acc_expr(d, part))
             else:
@@ -431,6 +464,10 @@ def build_milp(instance: PlacementInstance, *, symmetry: bool = True, valid_ineq
         size = [s if s >= 1e-7 * cap else 0.0 for s in size] if cap > 0 else size
         m.mem_rows = pyo.ConstraintList()
         big = math.fsum(size) / cap if cap > 0 else 0.0
+        if chain and cap > 0 and incumbent is not None and math.isfinite(incumbent):
+            # a CPU position's bytes: at most the knapsack of sizes under CPU time <= incumbent
+            big = min(big, _knapsack_max([z / cap for z in size], [c / unit for c in cpu],
+                                         incumbent / unit * (1 + 1e-9)) * (1 + 1e-9))
         for d in range(D):
             if cap <= 0:
                 for g in range(G):

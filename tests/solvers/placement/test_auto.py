@@ -56,7 +56,7 @@ def shape_case(seed, objective, contiguity, kind):
 def test_rule_on_every_shape(objective, contiguity, kind):
     inst = shape_case(1, objective, contiguity, kind)
     assert has_backward_only_class(inst) == (kind == "orphan")
-    want = {"chain": ["ideals", "milp"] if kind != "orphan" else ["milp"], "convex": ["milp", "milp-none"],
+    want = {"chain": ["ideals", "milp"], "convex": ["milp", "milp-none"],
             "none": ["milp"]}[contiguity]
     assert auto.plan(inst) == want
 
@@ -73,12 +73,18 @@ def test_auto_equals_bruteforce(seed, objective, contiguity, kind):
     assert with_limit.status == "optimal" and close(with_limit.objective, bf.objective)
 
 
-def test_ideals_refuses_what_the_rule_sends_to_the_milp():
-    from splitopt.errors import InstanceError
-
-    inst = shape_case(0, "max-load", "chain", "orphan")
-    with pytest.raises(InstanceError, match="colour"):
-        solve(inst, "ideals")
+@pytest.mark.parametrize("objective", ["max-load", "fwd+bwd"])
+@pytest.mark.parametrize("seed", range(6))
+def test_ideals_brackets_backward_only_classes(seed, objective):
+    # a backward-only class: the search without it is a lower bound, its completions are placements
+    # of the instance; brute force (every placement) is the reference
+    inst = shape_case(seed, objective, "chain", "orphan")
+    bf = solve(inst, "bruteforce").objective
+    r = solve(inst, "ideals")
+    assert r.objective >= bf * (1 - 1e-9)
+    assert r.bound is not None and r.bound <= bf * (1 + 1e-9)
+    if r.status == "optimal":
+        assert close(r.objective, bf)
     assert solve(inst, "auto").status == "optimal"
 
 

@@ -28,7 +28,10 @@ class Contracted:
     ``touch[s]``: indices of the tensors whose source or a consumer is in ``s``.
     """
 
-    def __init__(self, instance: PlacementInstance, *, fuse_cycles: bool = True, reverse: bool = False):
+    def __init__(self, instance: PlacementInstance, *, fuse_cycles: bool = True, reverse: bool = False,
+                 orphans_only: bool = False):
+        """``orphans_only``: the caller reads :attr:`orphans` alone (a tensor feeding one is then
+        skipped instead of refused; the other attributes are not the instance's)."""
         n = instance.n_nodes
         back = instance.backward
         # union-find over nodes: colour classes
@@ -117,6 +120,8 @@ class Contracted:
                     break
                 if sc != su:
                     cm |= 1 << sc
+            if cm == -1 and orphans_only:
+                continue
             if cm == -1:
                 raise InstanceError("colour", "a tensor feeds a backward-only colour class: not handled by this "
                                               "algorithm (use the MILP)")

@@ -23,7 +23,8 @@ incumbent can pass through:
   is the incumbent itself, up to the strict inequality: bound = value x (1 - 1e-12)).
 
 Objectives: ``max-load`` (block value ``fwd + bwd``) and ``fwd+bwd`` (block values ``(fwd, bwd)``,
-objective ``max fwd + max bwd``: the memo keeps Pareto pairs). At a time or node limit the answer is
+objective ``max fwd + max bwd``: the memo keeps Pareto pairs). Backward-only colour classes, which
+no ideal holds, are bracketed by two searches (:mod:`.orphans`). At a time or node limit the answer is
 the incumbent with the work, pigeonhole and isolation bounds
 (:func:`~splitopt.models.placement.work_bound`,
 :func:`~splitopt.models.placement.cardinality_bound`) as its proven lower bound.
@@ -62,10 +63,10 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
     t0 = time.perf_counter()
     if direction not in ("auto", "forward", "reverse"):
         raise InstanceError("direction", f"must be auto, forward or reverse, got {direction!r}")
-    con = Contracted(instance)
+    con = Contracted(instance, orphans_only=True)
     if con.orphans:
-        raise InstanceError("colour", "backward nodes without a forward node in their colour class are not "
-                                      "handled by the ideal branch and bound: use milp")
+        return _with_orphans(instance, con.orphans, time_limit, node_limit, incumbent, direction, t0)
+    con = Contracted(instance)
     from splitopt.solvers.placement.baselines import linearised_blocks
 
     n = con.n
@@ -144,6 +145,62 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
     bound = value * (1 - 1e-12) if status == "optimal" else min(lb, value)
     info.update(states=total_states, rounds=rounds, seconds=time.perf_counter() - t0)
     return AlgoResult(best_assign, status=status, bound=bound, info=info)
+
+
+def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, incumbent, direction,
+                  t0: float) -> AlgoResult:
+    """The chain optimum bracketed by two orphan-free instances (:mod:`.orphans`): the search on the
+    instance without the orphans gives a lower bound (half the time), the search on the mirrored
+    instance (the peer's DP model of such inputs) and the completion of the first placement give
+    upper bounds; ``optimal`` when the best placement meets the lower bound."""
+    from splitopt.errors import InfeasibleSolution
+    from splitopt.solvers.placement import orphans as orph
+
+    def left(share):
+        return None if time_limit is None else max(share * (time_limit - (time.perf_counter() - t0)), 1e-3)
+
+    red, keep = orph.without(instance, orphans)
+    info: dict = {"orphan_classes": len(orphans), "orphan_nodes": sum(len(g) for g in orphans)}
+    r = solve(red, time_limit=left(0.5), node_limit=node_limit, direction=direction)
+    lb = max(r.bound if r.bound is not None else 0.0, work_bound(instance), cardinality_bound(instance))
+    info["without_orphans"] = {"status": r.status, "bound": r.bound}
+    cands = []
+    if incumbent is not None:
+        try:
+            cands.append((evaluate(instance, incumbent)[0], list(incumbent), "incumbent"))
+        except InfeasibleSolution:
+            pass
+    deadline = None if time_limit is None else t0 + time_limit
+    done = orph.place(instance, r.assignment, keep, orphans, deadline=deadline)
+    if done is not None:
+        cands.append((evaluate(instance, done)[0], done, "completed"))
+    if not cands or min(c[0] for c in cands) > lb * (1 + 1e-12):
+        try:
+            mir = orph.mirrored(instance, orphans)
+        except InstanceError as exc:
+            info["mirrored"] = f"not built: {exc}"[:200]
+        else:
+            try:
+                rm = solve(mir, time_limit=left(1.0), node_limit=node_limit, direction=direction)
+            except (InstanceError, InfeasibleSolution) as exc:
+                info["mirrored"] = f"no answer: {exc}"[:200]
+            else:
+                a = list(rm.assignment[:instance.n_nodes])
+                try:
+                    cands.append((evaluate(instance, a)[0], a, "mirrored"))
+                except InfeasibleSolution:  # memory: the artificial nodes carry none, so it cannot happen
+                    pass
+                info["mirrored"] = {"status": rm.status, "value": cands[-1][0] if cands else None}
+    if not cands:
+        if r.status == "optimal":
+            raise InfeasibleSolution("no contiguous placement of the orphan classes fits (memory, support)")
+        raise InstanceError("time_limit", "no contiguous placement found within the limit")
+    value, a, src = min(cands, key=lambda c: c[0])
+    bound = min(lb, value)
+    optimal = value <= lb * (1 + 1e-12)
+    status = "optimal" if optimal else ("time_limit" if time_limit is not None else "feasible")
+    info.update(solution_from=src, seconds=time.perf_counter() - t0)
+    return AlgoResult(a, status=status, bound=bound if not optimal else value * (1 - 1e-12), info=info)
 
 
 def _search(instance: PlacementInstance, con: Contracted, ub: float, node_limit: int | None, deadline: float | None):
