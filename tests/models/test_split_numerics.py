@@ -58,3 +58,21 @@ def test_honest_status_rules():
     assert honest_status("optimal", 5.0, 4.0, sense="max") == NUMERICAL  # max: bound below objective
     assert honest_status("time_limit", 5.0, 1.0) == "time_limit"
     assert honest_status("ok", 5.0, None) == "ok"
+
+
+def test_a_bound_that_fails_the_check_is_not_shown(monkeypatch):
+    # an algorithm claims "optimal" with a bound above its evaluated objective: the Solution keeps the
+    # evaluator's objective, says numerical and shows no bound (the value stays in info)
+    from splitopt.families import AlgoResult, get_family
+    from splitopt.instances.placement import generate
+
+    inst = generate(0, n_nodes=5, n_accelerators=2, n_cpus=1)
+    fam = get_family("placement")
+    a = ["cpu0"] * inst.n_nodes
+    v = fam.evaluate(inst, a)[0]
+    from splitopt.solvers.placement import auto
+
+    monkeypatch.setattr(auto, "solve", lambda instance, **kw: AlgoResult(a, status="optimal", bound=2 * v))
+    s = solve(inst, "auto")
+    assert s.objective == v and s.status == NUMERICAL and s.bound is None
+    assert s.info["untrusted_bound"] == 2 * v

@@ -352,9 +352,13 @@ def solve(instance: Any, algorithm: str | None = None, **options) -> Solution:
                                  "numbers overflow double precision; scale them or see the range limits)")
     status = honest_status(res.status, obj, res.bound, sense=fam.sense, scale=cost_scale(obj, breakdown),
                            gap=options.get("mip_gap"))
+    info, bound = dict(res.info), res.bound
+    if status == NUMERICAL and bound is not None:
+        # the solver's optimality claim failed the check (or the algorithm said so): its bound is not
+        # trusted either, so it is not shown as one (kept in info for diagnosis)
+        info["untrusted_bound"], bound = bound, None
     return Solution(family=fam.name, algorithm=algo.name, assignment=res.assignment, objective=obj,
-                    breakdown=breakdown, seconds=seconds, status=status, bound=res.bound,
-                    info=dict(res.info))
+                    breakdown=breakdown, seconds=seconds, status=status, bound=bound, info=info)
 
 
 __all__ = ["Family", "Algorithm", "AlgoResult", "Option", "Arg", "arg", "field_overrides", "SetRecipes", "KINDS", "TIME_LIMIT",

@@ -27,7 +27,8 @@ msr-fiddle/dnn-partitioning, read for the model, not copied). Instance semantics
     :func:`work_bound`), ``T >=`` each class's cheapest load, and ``T >=`` any proven bound the
     caller passes (``lower_bound``: the device MILP solver passes the best of the work, pigeonhole
     (:func:`cardinality_bound`) and isolation min-cut bounds);
-  - numerics (ours): tensors, compute times and memory sizes below 1e-7 of their unit are dropped
+  - numerics (ours): tensors, compute times and memory sizes below 1e-7 of their unit (or 1e-8 of the
+    largest class time, when that is more) are dropped
     (a relaxation: the bound stays valid, the evaluator scores every solution with the true data),
     and memory rows are omitted when everything fits on one accelerator, so the coefficient range
     stays below the 1e9 that :mod:`splitopt.solvers.exact.highs` trusts.
@@ -362,7 +363,10 @@ def build_milp(instance: PlacementInstance, *, symmetry: bool = True, valid_ineq
     # below 1e-7 of the time unit is dropped: a relaxation (loads only shrink), so the bound stays
     # valid and the evaluator scores the solution with it; it keeps HiGHS's coefficient range
     # within what it certifies
-    cls_of, ctens = class_tensors(instance, 1e-7 * unit)
+    # (1e-8 of the largest class time when that is larger: the range stays within 1e8 however the
+    # times spread; issue 22 §4)
+    tiny = max(1e-7, 1e-8 * max(cpu + acc) / unit) if G else 1e-7
+    cls_of, ctens = class_tensors(instance, tiny * unit)
     ctens = [(gu, gs, sec / unit, b) for gu, gs, sec, b in ctens]
     back = instance.backward
     chain = instance.contiguity == "chain"
@@ -427,7 +431,7 @@ def build_milp(instance: PlacementInstance, *, symmetry: bool = True, valid_ineq
         # below 1e-7 of the unit dropped, like the tiny tensors (a relaxation: loads only shrink, the
         # bound stays valid, the evaluator scores the solution with the true times); it keeps the
         # coefficient range of the operator graphs (bert_l-3: 1.5e-8) within what HiGHS certifies
-        return v if v >= 1e-7 else 0.0
+        return v if v >= tiny else 0.0
 
     def acc_expr(d, part):
         e = sum(part_time("acc", g, part) * m.x[g, d] for g in range(G))
