@@ -9,9 +9,12 @@ The rule (:func:`plan`; every branch is tested in ``tests/solvers/placement/test
    a. backward-only colour classes (training operator graphs with weight updates;
       :attr:`~.common.Contracted.orphans`) no longer send the instance to ``milp`` alone: the
       ideal search brackets them (:mod:`.orphans`: a lower bound without them, placements that
-      complete it) and hands both on. Measured 2026-11-24 on seeded BERT-like training graphs with
-      weight updates (316-1,216 nodes), 30 s: its placements were 4-50 % below what the MILP alone
-      found in 60 s on the larger ones (1,216 nodes: 2.594 against 2.700 ms);
+      complete it) and hands both on. Measured 2026-11-24 on six seeded BERT-like training graphs
+      with weight updates (316-1,216 nodes): within 0.4-5 s it places them 0-6.3 % above the
+      optimum where the MILP alone proves one (three of six); of the three the MILP alone leaves
+      open after 60 s, it places two 4-51 % lower (796 nodes: 2.234 against 4.524 ms; 1,216 nodes:
+      2.594 against 2.700 ms) and one (a GNMT-like grid) 4 % higher; ``auto`` then proves the
+      616-node graph in 4.4 s (the MILP alone: 14.5 s);
    b. ``ideals`` first, for a *probe* share of the time (:data:`IDEALS_SHARE` of the limit,
       at most :data:`IDEALS_PROBE` s, or :data:`IDEALS_PROBE` s without a limit); when it proves the
       optimum the call ends there; else its incumbent and bound start ``milp`` (chain model) with
