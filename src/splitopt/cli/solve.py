@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from splitopt.cli._fmt import _fit_lines, _fmt_s, _table
 
@@ -151,6 +152,8 @@ def cmd_solve(args) -> int:
             return 0
     # the status line first: a result that is not proven optimal is never read as if it were
     print(_fit_lines(f"{fam.name} / {sol.algorithm}: {sol.status_line()}"))
+    if isinstance(sol.info.get("note"), str):  # e.g. a default time limit that stopped the work
+        print(f"splitopt: note: {sol.info['note']}", file=sys.stderr)
     if fam.render is not None:
         print(_fit_lines(fam.render(inst, sol)))  # 100 columns
     if warm:

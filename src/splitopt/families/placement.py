@@ -30,7 +30,8 @@ T = "splitopt.solvers.placement."
 ALGORITHMS = {a.name: a for a in (
     Algorithm("auto", T + "auto:solve", "exact",
               "the default: picks the fastest exact method for the instance's shape (contiguity, size, colour "
-              "classes, backward nodes; rule in solvers/placement/auto.py) and hands incumbent and bound on",
+              "classes, backward nodes; rule in solvers/placement/auto.py) and hands incumbent and bound on; "
+              "60 s unless --time-limit is given (inf: no limit)",
               options=(TIME_LIMIT,)),
     Algorithm("ideals", T + "ideals:solve", "exact",
               "contiguity chain: branch and bound over ideals (isolation min-cut bound, memo of failed "

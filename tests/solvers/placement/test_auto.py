@@ -249,3 +249,17 @@ def test_child_process_guard():
     t0 = time.perf_counter()
     assert guard.solve_in_child(big, {}, "highs", 1000.0, None, 3.0) is None  # HiGHS alone takes minutes
     assert time.perf_counter() - t0 <= 3.0 + 1.0
+
+
+def test_default_time_limit_and_inf(monkeypatch):
+    # no limit given: auto stops at DEFAULT_TIME_LIMIT and says so; math.inf asks for no limit
+    from splitopt.instances.placement_gen import operator_graph
+
+    monkeypatch.setattr(auto, "DEFAULT_TIME_LIMIT", 0.5)
+    hard = operator_graph(0, "gnmt", 600, training=True, contiguity="none")
+    r = solve(hard, "auto")
+    assert r.status == "time_limit" and "0.5 s" in r.info["note"] and r.bound <= r.objective
+    small = shape_case(0, "max-load", "convex", "training")
+    s = solve(small, "auto", time_limit=math.inf)
+    assert s.status == "optimal" and close(s.objective, solve(small, "bruteforce").objective)
+    assert "note" not in s.info

@@ -53,6 +53,11 @@ from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate
 from splitopt.solvers.deadline import Deadline
 
+DEFAULT_TIME_LIMIT = 60.0
+"""Seconds ``auto`` takes when no time limit is given (``splitopt solve FILE`` on a 2,000-node
+operator graph must come back, with its bound, rather than run a MILP for hours); pass
+``time_limit=math.inf`` for no limit (an exact answer, however long it takes)."""
+
 IDEALS_SHARE = 0.25
 """The share of a time limit the ideal branch and bound gets as the first method (rule 1b)."""
 
@@ -90,9 +95,17 @@ def _probe(name: str, time_limit: float | None) -> float | None:
 
 
 def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoResult:
-    """The answer of the methods of :func:`plan`, each given what the one before found."""
+    """The answer of the methods of :func:`plan`, each given what the one before found, within
+    ``time_limit`` seconds (:data:`DEFAULT_TIME_LIMIT` when ``None``; ``math.inf``: no limit)."""
     from splitopt.solvers.placement import ideals, milp
 
+    note = None
+    if time_limit is None:
+        time_limit = DEFAULT_TIME_LIMIT
+        note = (f"auto stops at {DEFAULT_TIME_LIMIT:g} s when no time limit is given (--time-limit "
+                "SECONDS to change it, --time-limit inf for none)")
+    elif math.isinf(time_limit):
+        time_limit = None
     dl = Deadline(time_limit)
     steps = plan(instance)
     best, best_v, bound = None, math.inf, -math.inf
@@ -140,7 +153,10 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
     # MILP's relaxation drops times below 1e-7 of its unit, so its bound can sit a hair low)
     stopped = dl.over() or any(t.get("status") in ("time_limit", "node_limit") for t in tried)
     status = "optimal" if optimal else ("time_limit" if stopped else "feasible")
-    return AlgoResult(best, status=status, bound=bound, info={"plan": steps, "tried": tried})
+    info = {"plan": steps, "tried": tried}
+    if note is not None and status != "optimal":  # the default limit stopped it: say so
+        info["note"] = note
+    return AlgoResult(best, status=status, bound=bound, info=info)
 
 
-__all__ = ["solve", "plan", "ideals_applies", "IDEALS_SHARE", "IDEALS_PROBE"]
+__all__ = ["solve", "plan", "ideals_applies", "IDEALS_SHARE", "IDEALS_PROBE", "DEFAULT_TIME_LIMIT"]
