@@ -17,6 +17,11 @@ and moving a weight matrix more than most operators. Times are in seconds.
   layer's weights feed all of its cells (one wide tensor); the decoder's attention at step ``t``
   reads the whole encoder output. A grid of cells: many incomparable ideals, the shape on which the
   peer's DP takes 23-51 s.
+* ``kind="inception"``: a stem of convolutions, then Inception-v3-like modules of parallel
+  branches (a 1x1 convolution; 1x1 then 5x5; 1x1 then two 3x3; pooling then 1x1; in later modules
+  factorised 1x7/7x1 chains and a branch that fans out into a 1x3 and a 3x1 convolution), joined
+  by a concatenation: many incomparable ideals per module, the shape whose layer graph the peer's
+  DP does not finish in 600 s.
 * ``training=True``: every compute node gets a backward node (reversed edges; a forward node feeds
   its own backward node; the two share its colour class), as the peer's training graphs are built;
   ``optimizer=True`` adds one backward-only node per weight (the weight update, fed by the
@@ -31,7 +36,7 @@ import numpy as np
 from splitopt.errors import InstanceError
 from splitopt.instances.placement import PlacementInstance
 
-KINDS = ("bert", "gnmt")
+KINDS = ("bert", "gnmt", "inception")
 PCIE_BYTES_PER_S = 12e9
 BYTES = 4  # fp32
 
@@ -160,8 +165,60 @@ def _gnmt(b: _Builder, layers: int, steps: int, hidden: int, batch: int = 64):
     b.op("loss", B * 32000 * steps, 1, outs)
 
 
+def _inception(b: _Builder, modules: int, batch: int = 32):
+    B = batch
+    res, ch = 147, 32
+
+    def conv(name, x, cin, cout, kh, kw, r):
+        w = b.param(name + ".weight", cin * cout * kh * kw)
+        return b.op(name, 2 * B * r * r * cin * cout * kh * kw, B * r * r * cout, [x], [w])
+
+    x = b.op("input", 0.0, B * 299 * 299 * 3, [])
+    x = conv("stem.conv1", x, 3, 32, 3, 3, res)
+    x = conv("stem.conv2", x, 32, 64, 3, 3, res)
+    x = b.op("stem.pool", B * res * res * 64, B * 73 * 73 * 64, [x])
+    res, ch = 35, 192
+    x = conv("stem.conv3", x, 64, ch, 3, 3, res)
+    for m in range(modules):
+        p = f"mixed{m}."
+        kind = "a" if m < modules // 3 else ("c" if m < 2 * modules // 3 else "e")
+        outs = [conv(p + "b1", x, ch, 64, 1, 1, res)]
+        if kind == "a":
+            y = conv(p + "b5.1", x, ch, 48, 1, 1, res)
+            outs.append(conv(p + "b5.2", y, 48, 64, 5, 5, res))
+            y = conv(p + "b3.1", x, ch, 64, 1, 1, res)
+            y = conv(p + "b3.2", y, 64, 96, 3, 3, res)
+            outs.append(conv(p + "b3.3", y, 96, 96, 3, 3, res))
+        elif kind == "c":
+            y = conv(p + "b7.1", x, ch, 128, 1, 1, res)
+            y = conv(p + "b7.2", y, 128, 128, 1, 7, res)
+            outs.append(conv(p + "b7.3", y, 128, 192, 7, 1, res))
+            y = conv(p + "b77.1", x, ch, 128, 1, 1, res)
+            for j, (kh, kw) in enumerate(((7, 1), (1, 7), (7, 1), (1, 7))):
+                y = conv(p + f"b77.{j + 2}", y, 128, 128 if j < 3 else 192, kh, kw, res)
+            outs.append(y)
+        else:
+            y = conv(p + "b3.1", x, ch, 384, 1, 1, res)
+            outs += [conv(p + "b3.2a", y, 384, 384, 1, 3, res), conv(p + "b3.2b", y, 384, 384, 3, 1, res)]
+            y = conv(p + "bd.1", x, ch, 448, 1, 1, res)
+            y = conv(p + "bd.2", y, 448, 384, 3, 3, res)
+            outs += [conv(p + "bd.3a", y, 384, 384, 1, 3, res), conv(p + "bd.3b", y, 384, 384, 3, 1, res)]
+        y = b.op(p + "pool", 9 * B * res * res * ch, B * res * res * ch, [x])
+        outs.append(conv(p + "bp", y, ch, 64, 1, 1, res))
+        if m in (modules // 3, 2 * modules // 3):  # a grid reduction after the A and C modules
+            res = max(8, res // 2)
+        ch = 256 if kind == "a" else (768 if kind == "c" else 2048)
+        x = b.op(p + "concat", B * res * res * ch, B * res * res * ch, outs)
+    x = b.op("avgpool", B * res * res * ch, B * ch, [x])
+    w = b.param("fc.weight", ch * 1000)
+    b.op("fc", 2 * B * ch * 1000, B * 1000, [x], [w])
+
+
 def size_params(kind: str, n_nodes: int) -> dict:
-    """``layers`` (and ``steps``) that give about ``n_nodes`` forward nodes."""
+    """``layers`` (and ``steps``) that give about ``n_nodes`` forward nodes (``modules`` for
+    ``inception``)."""
+    if kind == "inception":  # about 19.5 nodes a module (operators and parameters), plus 12
+        return {"modules": max(1, round((n_nodes - 12) / 19.5))}
     if kind == "bert":
         return {"layers": max(1, round((n_nodes - 10) / 29))}
     layers = 4 if n_nodes < 600 else 8
@@ -173,7 +230,7 @@ def operator_graph(seed: int, kind: str = "bert", n_nodes: int = 300, *, trainin
                    optimizer: bool = False, n_accelerators: int | None = None, n_cpus: int = 1,
                    memory: float | None = 2.0, contiguity: str = "convex", objective: str = "max-load",
                    name: str | None = None) -> PlacementInstance:
-    """A seeded BERT-like or GNMT-like operator graph of about ``n_nodes`` forward nodes (module
+    """A seeded BERT-, GNMT- or Inception-like operator graph of about ``n_nodes`` forward nodes (module
     docstring). ``n_accelerators`` is drawn from 3..6 when ``None``; ``memory``: each accelerator
     holds ``memory`` times an equal share of the parameter bytes (``None``: unlimited)."""
     if kind not in KINDS:
@@ -185,9 +242,11 @@ def operator_graph(seed: int, kind: str = "bert", n_nodes: int = 300, *, trainin
     if kind == "bert":
         _bert(b, size_params("bert", n_nodes)["layers"], seq=int(rng.choice([128, 256])),
               hidden=int(rng.choice([256, 512, 768])))
-    else:
+    elif kind == "gnmt":
         p = size_params("gnmt", n_nodes)
         _gnmt(b, p["layers"], p["steps"], hidden=int(rng.choice([512, 1024])))
+    else:
+        _inception(b, size_params("inception", n_nodes)["modules"], batch=int(rng.choice([16, 32, 64])))
     n = len(b.names)
     names, acc, cpu, size, colour = list(b.names), list(b.acc), list(b.cpu), list(b.size), list(b.colour)
     tensors = [(i, tuple(sorted(b.cons[i])), b.out_bytes[i] / PCIE_BYTES_PER_S) for i in range(n) if b.cons[i]]
