@@ -87,3 +87,32 @@ def test_gnmt_bound_above_work_bound():
     # the GNMT-like training graph: the classifier weight and the logits sent to the loss
     inst = operator_graph(1, "gnmt", 300, training=True, contiguity="chain")
     assert comm_work_bound(inst) > 1.15 * work_bound(inst)
+
+
+def two_hubs(seed: int) -> PlacementInstance:
+    """4-8 consumers of a weight (node 0) that feed a loss (m + 1), a second producer (m + 2) read
+    by a subset of them; 2-4 accelerators, 0-2 CPU cores: too large for brute force."""
+    rng = np.random.default_rng([seed, 999])
+    m = int(rng.integers(4, 9))
+    n = m + 3
+    acc = [float(rng.uniform(0.02, 0.4)) if i in (0, m + 1, m + 2) else float(rng.uniform(0.3, 3)) for i in range(n)]
+    cpu = [a * float(rng.uniform(1.5, 25)) for a in acc]
+    tensors = [(0, tuple(range(1, m + 1)), float(rng.uniform(0.3, 3)))]
+    tensors += [(i, (m + 1,), float(rng.uniform(0.1, 1.5))) for i in range(1, m + 1)]
+    sub = tuple(sorted(rng.choice(np.arange(1, m + 1), size=int(rng.integers(2, m)), replace=False).tolist()))
+    tensors.append((m + 2, sub, float(rng.uniform(0.1, 2))))
+    return PlacementInstance(tuple(f"v{i}" for i in range(n)), tuple(cpu), tuple(acc), tuple(tensors),
+                             n_accelerators=int(rng.integers(2, 5)), n_cpus=int(rng.integers(0, 3)))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_below_the_peer_ip_optimum(seed):
+    # the peer's IP has none of our bounds (no T >= bound row), so its optimum is an independent
+    # reference where brute force is too slow
+    from splitopt.models.placement import evaluate
+    from splitopt.solvers.placement.milp import peer_ip
+
+    inst = two_hubs(seed)
+    r = peer_ip(inst)
+    assert r.status == "optimal"
+    assert comm_work_bound(inst) <= evaluate(inst, r.assignment)[0] * (1 + 1e-9)
