@@ -42,6 +42,35 @@ def hub(seed: int, objective: str = "max-load", contiguity: str = "none") -> Pla
                              backward=back, objective=objective, contiguity=contiguity)
 
 
+def random_hyper(seed: int, objective: str = "max-load") -> PlacementInstance:
+    """4-7 nodes, each tensor read by 1-4 later nodes (stars whose items are heavier or lighter than
+    their seconds), 1-3 accelerators, 0-1 CPU core, some nodes unsupported."""
+    rng = np.random.default_rng([seed, 777])
+    n = int(rng.integers(4, 8))
+    acc = [float(rng.uniform(0.2, 3)) for _ in range(n)]
+    cpu = [a * float(rng.uniform(1.5, 20)) for a in acc]
+    tensors = []
+    for u in range(n - 1):
+        if rng.random() < 0.7:
+            m = int(rng.integers(1, min(4, n - 1 - u) + 1))
+            cons = tuple(sorted(rng.choice(np.arange(u + 1, n), size=m, replace=False).tolist()))
+            tensors.append((u, cons, float(rng.uniform(0.05, 2.5))))
+    k, l_ = int(rng.integers(1, 4)), int(rng.integers(0, 2))
+    sup = tuple(bool(rng.random() > 0.1) or l_ == 0 for _ in range(n))
+    return PlacementInstance(tuple(f"v{i}" for i in range(n)), tuple(cpu), tuple(acc), tuple(tensors),
+                             n_accelerators=k, n_cpus=l_, supported=sup, objective=objective)
+
+
+@pytest.mark.parametrize("objective", ("max-load", "fwd+bwd"))
+def test_below_bruteforce_random_tensors(objective):
+    # seed 79 found a defect of a first version (h's accelerator "too full" when its items are
+    # lighter than their seconds): keep a wide sweep
+    for seed in range(120):
+        inst = random_hyper(seed, objective)
+        bf = solve(inst, "bruteforce").objective
+        assert comm_work_bound(inst) <= bf * (1 + 1e-12), seed
+
+
 @pytest.mark.parametrize("objective,contiguity", COMBOS)
 @pytest.mark.parametrize("seed", range(6))
 def test_below_bruteforce_generated(seed, objective, contiguity):
@@ -56,14 +85,14 @@ def test_below_bruteforce_generated(seed, objective, contiguity):
 @pytest.mark.parametrize("objective", ("max-load", "fwd+bwd"))
 def test_below_bruteforce_hubs(objective):
     improved = 0
-    for seed in range(40):
+    for seed in range(120):
         inst = hub(seed, objective, ("none", "convex", "chain")[seed % 3])
         bf = solve(inst, "bruteforce").objective
         b = comm_work_bound(inst)
         assert b <= bf * (1 + 1e-12), (seed, b, bf)
         improved += b > work_bound(inst) * (1 + 1e-9)
     # the arguments are active on most of them (not a vacuous check)
-    assert improved >= 25
+    assert improved >= 75
 
 
 def test_star_and_split_by_hand():
@@ -105,7 +134,7 @@ def two_hubs(seed: int) -> PlacementInstance:
                              n_accelerators=int(rng.integers(2, 5)), n_cpus=int(rng.integers(0, 3)))
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", list(range(12)) + [149])
 def test_below_the_peer_ip_optimum(seed):
     # the peer's IP has none of our bounds (no T >= bound row), so its optimum is an independent
     # reference where brute force is too slow
