@@ -12,7 +12,11 @@ accelerators hold some of them and each pays the weight's transfer. The MILP's L
 spreads every class fractionally over all devices and pays none of it (``cin >= x_v - x_u`` is 0
 when ``x_u = x_v = 1/k``); the work, pigeonhole and isolation bounds ignore it too, and the proven
 bound of 60 s runs stayed at the work bound (gnmt-300 training, chain: 30.2 ms against 40.2 ms
-found in 600 s).
+found in 600 s). Measured 2026-11-24 (2-core machine, shared): this bound is 35.82 ms there
+(the best non-contiguous placement found in 60 s: 37.49 ms) and 16.75 ms on gnmt-1000 seed 3
+(work bound 10.10 ms; best placements 18.17-18.26 ms), in 0.05-0.1 s; about 1 s on 6,000 nodes.
+What it does not see: how the devices' loads are packed (it is a sum over all accelerators), the
+chain order, memory.
 
 The argument (:func:`comm_work_bound`). Fix ``V`` and any placement ``P`` of max-load ``<= V``
 (the ``fwd+bwd`` objective is never below max-load, so the bound holds for both). The loads of the
