@@ -108,9 +108,10 @@ def test_hand_over_incumbent_and_bound(monkeypatch):
 
     monkeypatch.setattr(milp, "solve", spy)
     r = solve(inst, "auto", time_limit=30)
-    assert seen["start"] == poor and seen["lower_bound"] == 0.5 * bf
+    # the chain local search (rule 1c) improves the ideal search's placement before the hand over
+    assert evaluate(inst, seen["start"])[0] <= poor_v and seen["lower_bound"] == 0.5 * bf
     assert r.status == "optimal" and close(r.objective, bf)
-    assert [t["method"] for t in r.info["tried"]] == ["ideals", "milp"]
+    assert [t["method"] for t in r.info["tried"]] == ["ideals", "chain-search", "milp"]
 
 
 def test_auto_keeps_its_time_limit():

@@ -25,8 +25,9 @@ incumbent can pass through:
 Objectives: ``max-load`` (block value ``fwd + bwd``) and ``fwd+bwd`` (block values ``(fwd, bwd)``,
 objective ``max fwd + max bwd``: the memo keeps Pareto pairs). Backward-only colour classes, which
 no ideal holds, are bracketed by two searches (:mod:`.orphans`). At a time or node limit the answer is
-the incumbent with the work, pigeonhole and isolation bounds
+the incumbent with the work, communication-aware work, pigeonhole and isolation bounds
 (:func:`~splitopt.models.placement.work_bound`,
+:func:`~splitopt.solvers.placement.commbound.comm_work_bound`,
 :func:`~splitopt.models.placement.cardinality_bound`) as its proven lower bound.
 """
 
@@ -39,6 +40,7 @@ from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import cardinality_bound, evaluate, work_bound
+from splitopt.solvers.placement.commbound import comm_work_bound
 from splitopt.solvers.placement.common import Contracted, assignment_from_blocks, isolation_bound
 
 
@@ -89,14 +91,14 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
                     ub = evaluate(instance, best_assign)[0]
         if v < ub:
             ub, best_assign = v, list(incumbent)
-    wb, cb = work_bound(instance), cardinality_bound(instance)
-    lb = max(wb, cb)
+    wb, cb, mb = work_bound(instance), cardinality_bound(instance), comm_work_bound(instance)
+    lb = max(wb, cb, mb)
     iso, n_cuts = isolation_bound(con, instance, target=ub, max_cuts=2,
                                   deadline=None if time_limit is None else t0 + 0.5 * time_limit)
     # the exact integer flow value is rounded once to a double: step one ulp down to stay a bound
     lb = max(lb, math.nextafter(iso, 0.0) if iso > 0 else 0.0)
     info = {"super_nodes": n, "isolation_cuts": n_cuts, "isolation_bound": iso, "work_bound": wb,
-            "cardinality_bound": cb}
+            "cardinality_bound": cb, "comm_work_bound": mb}
     if best_assign is not None and lb >= ub * (1 - 1e-12):
         value = evaluate(instance, best_assign)[0]
         return AlgoResult(best_assign, status="optimal", bound=min(lb, value),
@@ -162,7 +164,8 @@ def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, 
     red, keep = orph.without(instance, orphans)
     info: dict = {"orphan_classes": len(orphans), "orphan_nodes": sum(len(g) for g in orphans)}
     r = solve(red, time_limit=left(0.5), node_limit=node_limit, direction=direction)
-    lb = max(r.bound if r.bound is not None else 0.0, work_bound(instance), cardinality_bound(instance))
+    lb = max(r.bound if r.bound is not None else 0.0, work_bound(instance), cardinality_bound(instance),
+             comm_work_bound(instance))
     info["without_orphans"] = {"status": r.status, "bound": r.bound}
     cands = []
     if incumbent is not None:
