@@ -31,7 +31,7 @@ from splitopt.instances.placement_gen import operator_graph
 #: (kind, forward nodes, training, optimizer nodes, seed)
 GENERATED = [("bert", 300, False, False, 0), ("gnmt", 100, False, False, 0), ("bert", 1000, True, False, 1),
              ("gnmt", 300, True, False, 1), ("bert", 300, True, True, 2), ("bert", 2000, False, False, 3),
-             ("gnmt", 1000, False, False, 3)]
+             ("gnmt", 1000, False, False, 3), ("inception", 300, False, False, 0)]
 QUICK = GENERATED[:3]
 
 
