@@ -32,6 +32,7 @@ import numpy as np
 from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import device_indices, evaluate
+from splitopt.solvers.placement.common import bits
 
 
 class _State:
@@ -46,13 +47,7 @@ class _State:
         self.cap = instance.acc_memory_bytes
         self.members = []
         for su, cm, _sec, _bw in con.tensors:
-            mem = [su]
-            m = cm
-            while m:
-                low = m & -m
-                mem.append(low.bit_length() - 1)
-                m ^= low
-            self.members.append(mem)
+            self.members.append([su] + bits(cm))
         self.touch = [sorted(set(t)) for t in con.touch]
         self.preds = [_bits(con.preds[s]) for s in range(n)]
         self.succs = [_bits(con.succs[s]) for s in range(n)]

@@ -16,6 +16,16 @@ from splitopt.errors import InstanceError
 from splitopt.instances.placement import PlacementInstance
 
 
+def bits(mask: int) -> list[int]:
+    """The indices of the set bits of ``mask``, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 class Contracted:
     """Super-nodes of a device instance.
 
@@ -222,12 +232,7 @@ def isolation_bound(con: Contracted, instance: PlacementInstance, *, target: flo
             caps.append(None if not con.sup[v] else ints_acc[v])
         for t_i, (su, cm, _sec, _bw) in enumerate(con.tensors):
             a, b = n + 2 + 2 * t_i, n + 3 + 2 * t_i
-            members = [su]
-            m = cm
-            while m:
-                low = m & -m
-                members.append(low.bit_length() - 1)
-                m ^= low
+            members = [su] + bits(cm)
             for v in members:
                 tails.append(v), heads.append(a), caps.append(None)
                 tails.append(b), heads.append(v), caps.append(None)

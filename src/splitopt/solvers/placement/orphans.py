@@ -126,6 +126,13 @@ def mirrored(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> P
                              name=f"{instance.name}-mirrored")
 
 
+def _value(instance: PlacementInstance, a) -> float:
+    try:
+        return evaluate(instance, a)[0]
+    except InfeasibleSolution:
+        return math.inf
+
+
 def place(instance: PlacementInstance, partial: Sequence[str], keep: Sequence[int],
           orphans: Sequence[Sequence[int]], deadline: float | None = None) -> list[str] | None:
     """A placement of ``instance`` from ``partial`` (devices of the nodes ``keep``): each orphan class,
@@ -153,10 +160,7 @@ def place(instance: PlacementInstance, partial: Sequence[str], keep: Sequence[in
         d = home(grp)
         for i in grp:
             a[i] = d
-    try:
-        best = evaluate(instance, a)[0]
-    except InfeasibleSolution:
-        best = math.inf
+    best = _value(instance, a)
     for grp in order:
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -166,10 +170,7 @@ def place(instance: PlacementInstance, partial: Sequence[str], keep: Sequence[in
                 continue
             for i in grp:
                 a[i] = d
-            try:
-                v = evaluate(instance, a)[0]
-            except InfeasibleSolution:
-                v = math.inf
+            v = _value(instance, a)
             if v < best:
                 best, cur = v, d
         for i in grp:
