@@ -49,8 +49,8 @@ class _State:
         for su, cm, _sec, _bw in con.tensors:
             self.members.append([su] + bits(cm))
         self.touch = [sorted(set(t)) for t in con.touch]
-        self.preds = [_bits(con.preds[s]) for s in range(n)]
-        self.succs = [_bits(con.succs[s]) for s in range(n)]
+        self.preds = [bits(con.preds[s]) for s in range(n)]
+        self.succs = [bits(con.succs[s]) for s in range(n)]
         self.two = instance.objective == "fwd+bwd"
         self.rebuild()
 
@@ -139,15 +139,6 @@ class _State:
         return True
 
 
-def _bits(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
-
-
 def _better(a, b) -> bool:
     return a[0] < b[0] * (1 - 1e-12) or (a[0] <= b[0] * (1 + 1e-12) and a[1] < b[1] * (1 - 1e-9))
 
@@ -158,7 +149,7 @@ def _device_order(instance: PlacementInstance, con, dev: list[int]) -> list[int]
     D = instance.n_devices
     adj = [set() for _ in range(D)]
     for s in range(con.n):
-        for v in _bits(con.succs[s]):
+        for v in bits(con.succs[s]):
             if dev[v] != dev[s]:
                 adj[dev[s]].add(dev[v])
     used = sorted(set(dev))
