@@ -23,6 +23,8 @@ Both return group sizes; the objective is recomputed by the evaluator
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from splitopt.errors import InstanceError
@@ -129,13 +131,9 @@ def parametric_search(instance) -> list[int]:
             return c is not None and any(c <= m <= n for m in ms)
         return reach_probe(g, theta, ms) is not None
 
-    lo, hi = 0, len(cand) - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if feasible(cand[mid]):
-            hi = mid
-        else:
-            lo = mid + 1
+    hi = len(cand) - 1
+    # the first feasible candidate below the last (which is feasible): the same probes as a hand loop
+    lo = bisect.bisect_left(range(hi), True, key=lambda i: bool(feasible(cand[i])))
     # The greedy probe sums t left to right while g holds prefix-sum differences: the two can
     # differ in the last bit (2.0 vs 2.0000000000000004), so the probe may accept a theta just
     # below the optimum as g computes it. Move up the (adjacent) candidates until the restricted DP,

@@ -49,6 +49,7 @@ under ``at_most_k``: the smallest optimal ``m`` (as :mod:`.dp`).
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 
@@ -239,15 +240,11 @@ def _minmax(ic, ms, k_max) -> tuple[float, np.ndarray]:
         R = _reach(_windows(g, th, True), k_max)
         return any(R[m, n] for m in want)
 
-    lo, hi = 0, cand.size - 1
+    hi = cand.size - 1
     if not feasible(cand[hi]):
         return INF, cand
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if feasible(cand[mid]):
-            hi = mid
-        else:
-            lo = mid + 1
+    # the first feasible candidate below the last (which is feasible): the same probes as a hand loop
+    lo = bisect.bisect_left(range(hi), True, key=lambda i: bool(feasible(cand[i])))
     return float(cand[lo]), cand
 
 
