@@ -1,81 +1,140 @@
-"""The placement MILP in a child process that is stopped at a hard deadline (issue 22: every
-algorithm keeps its limit at any size).
+"""Placement work in a child process that is stopped at a hard deadline (issue 22: every algorithm
+keeps its limit at any size), and that runs beside the caller's own work on the second core.
 
-Why: HiGHS checks its time limit between units of work, and on large chain models some of them are
-long: the chain MILP of a 591-node GNMT-like training graph (23,909 rows) ran 91 s with a 40 s
-limit, and ``cancelSolve`` (HiGHS's user interrupt) took 65 s to be noticed. A child process can be
-stopped at any moment. The child builds the model from the instance (plain data, pickled), solves
-it and sends back what :func:`splitopt.solvers.placement.milp.solve` uses: status, bound (in the
-model's unit), termination, seconds, message and the placement. Stopped, it sends nothing: the
-caller keeps its incumbent and its own proven bound.
+Why a child: HiGHS checks its time limit between units of work, and on large chain models some of
+them are long: the chain MILP of a 591-node GNMT-like training graph (23,909 rows) ran 91 s with a
+40 s limit, and ``cancelSolve`` (HiGHS's user interrupt) took 65 s to be noticed. A child process can
+be stopped at any moment. A stopped child sends nothing: the caller keeps its incumbent and its own
+proven bound.
 
-Used only where the model is large (:func:`worth_it`), so small solves keep their in-process speed.
+:class:`Child` runs ``module:function(*args, **kwargs)`` (plain picklable data) in ``python -m
+splitopt.solvers.placement.guard``, started at once and collected later, so the caller works
+meanwhile (:func:`splitopt.solvers.placement.milp.solve` runs its exact pair/triple re-placement
+while the MILP runs in a child; :mod:`.auto` runs the non-contiguous relaxation beside the convex
+model). The child dies with its parent (Linux ``PR_SET_PDEATHSIG``,
+:func:`splitopt.validation.lifeline.set_pdeathsig`). :func:`milp_job` is the job that builds and
+solves the MILP; :func:`solve_in_child` starts it and waits.
 """
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 
 #: the model's estimated build time (s) from which the MILP runs in a child
 CHILD_FROM = 1.0
 #: grace after the solver's own limit before the child is stopped: max(GRACE_S, GRACE_SHARE x limit)
 GRACE_S, GRACE_SHARE = 0.5, 0.05
+#: seconds a child takes to start (interpreter and imports) before its job begins, measured
+#: 2026-11-24 on the 2-core machine under load: 1.1-1.5 s
+START_SECONDS = 1.5
 
 
 def worth_it(build_seconds: float, time_limit: float | None) -> bool:
     return time_limit is not None and build_seconds >= CHILD_FROM
 
 
-def _child_main() -> None:  # pragma: no cover - runs in the child process
-    import pickle
-    import sys
+def grace(time_limit: float) -> float:
+    """Seconds after a job's own limit before its child is stopped."""
+    return max(GRACE_S, GRACE_SHARE * time_limit)
 
+
+def milp_job(instance, build_kw: dict, solver: str, time_limit, mip_gap) -> dict:
+    """Build and solve the placement MILP (:func:`~splitopt.models.placement.build_milp`); what
+    :func:`splitopt.solvers.placement.milp.solve` uses of the answer, as a dict."""
     from splitopt.models.placement import assignment_from_milp, build_milp
     from splitopt.solvers import exact
 
-    instance, build_kw, solver, time_limit, mip_gap = pickle.load(sys.stdin.buffer)
+    model = build_milp(instance, **build_kw)
+    res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap)
+    a = assignment_from_milp(instance, model) if res.has_solution else None
+    return {"status": res.status, "bound": res.bound, "termination": res.termination, "seconds": res.seconds,
+            "message": res.message, "has_solution": res.has_solution, "assignment": a, "unit": model._unit}
+
+
+def _child_main() -> None:  # pragma: no cover - runs in the child process
+    import importlib
+    import pickle
+    import sys
+
+    from splitopt.validation.lifeline import set_pdeathsig
+
+    set_pdeathsig()
+    target, args, kwargs = pickle.load(sys.stdin.buffer)
     try:
-        model = build_milp(instance, **build_kw)
-        res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap)
-        a = assignment_from_milp(instance, model) if res.has_solution else None
-        out = {"status": res.status, "bound": res.bound, "termination": res.termination, "seconds": res.seconds,
-               "message": res.message, "has_solution": res.has_solution, "assignment": a, "unit": model._unit}
-    except Exception as exc:  # the parent reports it as the solver's failure
+        mod, fn = target.split(":")
+        out = {"value": getattr(importlib.import_module(mod), fn)(*args, **kwargs)}
+    except Exception as exc:  # the parent reports it as the job's failure
         out = {"error": f"{type(exc).__name__}: {exc}"[:500]}
     sys.stdout.buffer.write(pickle.dumps(out))
     sys.stdout.buffer.flush()
 
 
-def solve_in_child(instance, build_kw: dict, solver: str, time_limit: float, mip_gap, hard_seconds: float):
-    """``SimpleNamespace`` of the child's answer, or ``None`` when it was stopped at
-    ``hard_seconds`` (or failed). The child is ``python -m splitopt.solvers.placement.guard`` with
-    this process's import path (no ``__main__`` guard needed in the caller's script)."""
-    import os
-    import pickle
-    import subprocess
-    import sys
+class Child:
+    """``target`` (``"module:function"``) called with ``args``/``kwargs`` in a child process, started
+    at construction; :meth:`collect` waits for its answer. The payload goes through a temporary file,
+    so starting never waits for the child's imports."""
 
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    payload = pickle.dumps((instance, build_kw, solver, time_limit, mip_gap))
-    p = subprocess.Popen([sys.executable, "-m", "splitopt.solvers.placement.guard"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    try:
-        out, _err = p.communicate(payload, timeout=max(hard_seconds, 0.01))
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
-        return None
-    try:
-        got = pickle.loads(out)
-    except Exception:
-        return None
-    if "error" in got:
-        return None
-    return SimpleNamespace(**got)
+    def __init__(self, target: str, *args, **kwargs):
+        import os
+        import pickle
+        import subprocess
+        import sys
+        import tempfile
+
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        self.started = time.perf_counter()
+        with tempfile.TemporaryFile() as fh:
+            fh.write(pickle.dumps((target, args, kwargs)))
+            fh.seek(0)
+            self.proc = subprocess.Popen([sys.executable, "-m", "splitopt.solvers.placement.guard"], stdin=fh,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.error: str | None = None
+
+    def done(self) -> bool:
+        """Whether the child has finished (its answer is ready)."""
+        return self.proc.poll() is not None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+
+    def collect(self, timeout: float):
+        """The job's return value, or ``None`` when the child is still running after ``timeout``
+        seconds (it is then stopped) or failed (:attr:`error` says how)."""
+        import pickle
+        import subprocess
+
+        try:
+            out, _err = self.proc.communicate(timeout=max(timeout, 0.01))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            self.error = "stopped at the limit"
+            return None
+        except BaseException:  # Ctrl-C or a hard time-out of the caller: never leave the child behind
+            self.kill()
+            raise
+        try:
+            got = pickle.loads(out)
+        except Exception:
+            self.error = f"child process failed (exit {self.proc.returncode})"
+            return None
+        if "error" in got:
+            self.error = got["error"]
+            return None
+        return got["value"]
+
+
+def solve_in_child(instance, build_kw: dict, solver: str, time_limit: float, mip_gap, hard_seconds: float):
+    """``SimpleNamespace`` of :func:`milp_job`'s answer, or ``None`` when it was stopped at
+    ``hard_seconds`` (or failed)."""
+    got = Child(f"{__name__}:milp_job", instance, build_kw, solver, time_limit, mip_gap).collect(hard_seconds)
+    return None if got is None else SimpleNamespace(**got)
 
 
 if __name__ == "__main__":  # pragma: no cover
     _child_main()
 
 
-__all__ = ["solve_in_child", "worth_it", "CHILD_FROM"]
+__all__ = ["Child", "milp_job", "solve_in_child", "worth_it", "grace", "CHILD_FROM", "START_SECONDS"]

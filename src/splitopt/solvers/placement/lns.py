@@ -149,10 +149,11 @@ def _sub_milp(instance: PlacementInstance, p: list[int], R: tuple[int, ...], tim
 
 
 def lns(instance: PlacementInstance, assignment, time_limit: float | None = 10.0, sub_time: float = 2.0,
-        triples: bool = True) -> AlgoResult:
+        triples: bool = True, stop=None) -> AlgoResult:
     """Improve a feasible placement by exact re-placement on pairs and triples of devices (module
     docstring). Returns a placement never worse than ``assignment`` (evaluator objective);
-    ``info['rounds']`` counts accepted sub-solutions."""
+    ``info['rounds']`` counts accepted sub-solutions. ``stop``: a callable asked before each
+    sub-MILP; when it returns true the search ends (the MILP running beside it has finished)."""
     if instance.contiguity == "chain":
         raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (ideals) is exact there; "
                                           "the device LNS handles 'none' and 'convex'")
@@ -173,7 +174,7 @@ def lns(instance: PlacementInstance, assignment, time_limit: float | None = 10.0
         moved = False
         for R in sets:
             left = None if deadline is None else deadline - time.perf_counter()
-            if left is not None and left <= 0:
+            if (left is not None and left <= 0) or (stop is not None and stop()):
                 stopped = True
                 break
             q = _sub_milp(instance, p, tuple(sorted(R)), sub_time if left is None else min(sub_time, left))

@@ -1,0 +1,105 @@
+"""Work beside work on the second core (issue 22): :class:`guard.Child` runs a job in a child process
+(answer, error, hard stop, never left behind); ``milp`` runs its MILP in a child while the pair/triple
+re-placement polishes the incumbent; ``auto`` runs the non-contiguous relaxation beside a convex
+instance, so the convex bound is never weaker than the non-contiguous one it computes. Answers are
+checked against brute force; the thresholds are lowered so small instances take the same path."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+import pytest
+
+from splitopt.errors import InstanceError
+from splitopt.families import solve
+from splitopt.instances.placement import generate
+from splitopt.models.placement import evaluate, work_bound
+from splitopt.solvers.placement import auto, guard, milp
+
+
+def close(a, b, rel=1e-9):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+def test_child_answers_like_this_process():
+    inst = generate(3, n_nodes=7, n_accelerators=2, n_cpus=1)
+    c = guard.Child("splitopt.models.placement:work_bound", inst)
+    assert c.collect(60.0) == work_bound(inst) and c.done() and c.error is None
+
+
+def test_child_reports_the_jobs_error():
+    inst = generate(3, n_nodes=7, n_accelerators=2, n_cpus=1)
+    c = guard.Child("splitopt.models.placement:evaluate", inst, ["nowhere"] * inst.n_nodes)
+    assert c.collect(60.0) is None and "InstanceError" in c.error and "nowhere" in c.error
+    with pytest.raises(InstanceError):  # the same call here fails the same way
+        evaluate(inst, ["nowhere"] * inst.n_nodes)
+
+
+def test_child_is_stopped_at_its_deadline():
+    c = guard.Child("time:sleep", 30.0)
+    t0 = time.perf_counter()
+    assert c.collect(1.0) is None and c.error == "stopped at the limit"
+    assert c.done() and c.proc.returncode is not None  # killed and reaped, not left running
+    assert time.perf_counter() - t0 < 30.0
+
+
+@pytest.fixture
+def beside_everywhere(monkeypatch):
+    # the small instances below take the path of large ones
+    monkeypatch.setattr(milp, "BESIDE_NODES", 1)
+    monkeypatch.setattr(milp, "BESIDE_FROM", 1.0)
+
+
+CASES = list(itertools.product((0, 1, 2), ("none", "convex"), (False, True)))
+
+
+@pytest.mark.parametrize("seed,contiguity,training", CASES)
+def test_milp_beside_agrees_with_brute_force(beside_everywhere, seed, contiguity, training):
+    inst = generate(seed, n_nodes=6, n_accelerators=2, n_cpus=1, training=training, contiguity=contiguity)
+    bf = solve(inst, "bruteforce").objective
+    r = milp.solve(inst, time_limit=60.0, use_incumbent=True)
+    v = evaluate(inst, r.assignment)[0]
+    assert r.info.get("beside") is True or r.status == "optimal"  # proven before the MILP, or beside it
+    assert r.status == "optimal" and close(v, bf) and r.bound <= v * (1 + 1e-12)
+
+
+def test_milp_beside_keeps_a_short_limit(beside_everywhere):
+    from splitopt.instances.placement_gen import operator_graph
+
+    hard = operator_graph(1, "gnmt", 300, training=True, contiguity="none")
+    t0 = time.perf_counter()
+    r = milp.solve(hard, time_limit=6.0)
+    took = time.perf_counter() - t0
+    assert r.info["beside"] is True and r.status == "time_limit"
+    v = evaluate(hard, r.assignment)[0]
+    assert r.bound <= v and took <= 6.0 + guard.grace(6.0) + 1.0
+
+
+@pytest.mark.parametrize("seed,training", [(0, False), (1, True), (4, True)])
+def test_auto_convex_with_the_relaxation_beside(beside_everywhere, seed, training):
+    inst = generate(seed, n_nodes=6, n_accelerators=2, n_cpus=1, training=training, contiguity="convex")
+    bf = solve(inst, "bruteforce").objective
+    r = auto.solve(inst, time_limit=30.0)
+    assert r.status == "optimal" and close(evaluate(inst, r.assignment)[0], bf)
+    assert [t["method"] for t in r.info["tried"]][0] == "milp"
+
+
+def test_auto_convex_bound_never_weaker_than_its_relaxation(beside_everywhere):
+    # a convex instance the convex model does not close in 6 s: the relaxation beside it runs to the
+    # end, and the answer's bound is at least the relaxation's bound (every non-contiguous bound is
+    # a convex bound)
+    from splitopt.instances.placement_gen import operator_graph
+
+    inst = operator_graph(1, "gnmt", 300, training=True, contiguity="convex")
+    r = auto.solve(inst, time_limit=6.0)
+    v = evaluate(inst, r.assignment)[0]
+    steps = {t["method"]: t for t in r.info["tried"]}
+    assert "milp" in steps and "milp-none" in steps
+    relax = steps["milp-none"]
+    if "bound" in relax:  # the relaxation answered within its limit (else it says why not)
+        assert relax["bound"] is None or r.bound >= min(relax["bound"], v) * (1 - 1e-12)
+    else:
+        assert "error" in relax or "stopped" in relax["status"]
+    assert r.bound <= v * (1 + 1e-12) and math.isfinite(r.bound)
