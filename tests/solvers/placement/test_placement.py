@@ -224,3 +224,47 @@ def test_peer_ip_agrees_with_bruteforce(seed, objective, contiguity):
 def test_peer_ip_declines_chain():
     with pytest.raises(InstanceError, match="contiguity"):
         solve(case(0, "max-load", "chain"), "peer_ip")
+
+
+def _runs_by_definition(con, cap):
+    """Every run's accelerator load from the definition (compute + each tensor whose producer is in
+    the run and a consumer out, or the other way round), run by run."""
+    import numpy as np
+
+    n = con.n
+    acc = np.full((n + 1, n + 1), np.inf)
+    for i in range(n + 1):
+        acc[i, i] = 0.0
+        for j in range(i + 1, n + 1):
+            run = set(range(i, j))
+            if not all(con.sup[s] for s in run) or (cap is not None and sum(con.size[s] for s in run) > cap):
+                continue
+            comm = 0.0
+            for p, cm, sec, _b in con.tensors:
+                cons = {b for b in range(n) if (cm >> b) & 1} - {p}
+                if (p in run and cons - run) or (p not in run and cons & run):
+                    comm += sec
+            acc[i, j] = sum(con.accf[s] + con.accb[s] for s in run) + comm
+    return acc
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_run_costs_against_the_definition(seed):
+    # the linearised DP's table of run loads (rectangles in the plane of runs) against the
+    # definition, on training graphs (gradients flow against the topological order) with memory
+    import numpy as np
+
+    from splitopt.solvers.placement.baselines import _run_costs
+    from splitopt.solvers.placement.common import Contracted
+
+    inst = generate(seed, n_nodes=9 + seed % 4, n_accelerators=2, n_cpus=1, training=seed % 2 == 1,
+                    contiguity="chain")
+    con = Contracted(inst)
+    cap = inst.acc_memory_bytes
+    if seed % 3 == 0:  # a cap that cuts some runs (a hair off any run's exact size)
+        cap = 0.5 * math.fsum(con.size) * (1 + 1e-9)
+    acc, _cpu = _run_costs(con, cap)
+    want = _runs_by_definition(con, cap)
+    assert (np.isfinite(acc) == np.isfinite(want)).all()
+    fin = np.isfinite(want)
+    assert np.allclose(acc[fin], want[fin], rtol=1e-12, atol=1e-15 * np.abs(want[fin]).max())

@@ -29,6 +29,11 @@ The rule (:func:`plan`; every branch is tested in ``tests/solvers/placement/test
       and gnmt-1000 (seed 3) 19.10 -> 18.20 ms in 5 s, where HiGHS capped by the first found
       40.21 ms only after 600 s on the former and nothing below 19.10 ms in 500 s on the latter.
 
+   d. where the MILP could not even be built in the time the probe and the local search leave it
+      (:func:`~.milp.build_seconds`: about 6 ms per node), the ideal search and then the chain
+      local search keep that time instead of stopping at the probe: a 5 s limit on the 981-node
+      GNMT-like graph returned after 2 s before, the MILP step skipped.
+
 2. ``contiguity="convex"`` or ``"none"``: ``milp``, which runs its own portfolio (the linearised DP
    and the chain optimum of ``ideals`` as incumbents, the configuration LP of :mod:`.colgen` where
    its DP pricing applies, the MILP, and :mod:`.lns` from its best placement: on graphs of at
@@ -138,6 +143,12 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
     else:
         lim = _probe(name, time_limit)
         lim = lim if dl.end is None else min(lim, dl.remaining())
+        if name == "ideals" and dl.end is not None:
+            # rule 1d: where the MILP could not be built in the time the probe and the chain local
+            # search would leave it, the ideal search keeps that time
+            ls = min(CHAIN_SEARCH, CHAIN_SEARCH_SHARE * time_limit)
+            if milp.build_seconds(instance) >= dl.remaining() - lim - ls:
+                lim = max(lim, dl.remaining() - ls)
     try:
         if name == "ideals":
             r = ideals.solve(instance, time_limit=lim, incumbent=best)
@@ -161,7 +172,9 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
         from splitopt.solvers.placement.chainls import chain_search
 
         ls = CHAIN_SEARCH if time_limit is None else min(CHAIN_SEARCH, CHAIN_SEARCH_SHARE * time_limit)
-        ls = ls if dl.end is None else min(ls, dl.remaining())
+        if dl.end is not None:
+            # rule 1d: the time the MILP could not use goes to the local search
+            ls = dl.remaining() if milp.build_seconds(instance) >= dl.remaining() - ls else min(ls, dl.remaining())
         a = chain_search(instance, best, time_limit=ls)
         v = evaluate(instance, a)[0]
         tried.append({"method": "chain-search", "value": v})

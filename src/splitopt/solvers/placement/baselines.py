@@ -31,55 +31,87 @@ from splitopt.models.placement import check_constraints, device_loads, evaluate,
 from splitopt.solvers.placement.common import Contracted, assignment_from_blocks
 
 
-def _run_costs(con: Contracted, cap: float | None) -> tuple[np.ndarray, np.ndarray]:
+def _run_costs(con: Contracted, cap: float | None, deadline: float | None = None):
     """``acc[i, j]`` / ``cpu[i, j]``: load of the run ``i..j-1`` of super-nodes (inf when it cannot
-    go on an accelerator); ``[i, i] = 0`` (an unused device)."""
+    go on an accelerator); ``[i, i] = 0`` (an unused device). ``None`` when ``deadline`` (a
+    ``time.perf_counter()`` value) passes first.
+
+    The communication of every run at once, in O(n^2 + tensor members): a tensor (producer ``p``,
+    consumers ``C``) crosses the run ``[i, j]`` when ``p`` is in it and some consumer is not, or
+    ``p`` is not and some consumer is. In the plane of runs ``(i, j)`` that region is a union of
+    rectangles: ``i <= p <= j`` less ``i <= min(p, min C)``, ``j >= max(p, max C)``; for ``i > p``,
+    the rows between two consecutive consumers after ``p`` from the column of the second on; for
+    ``j < p``, the mirror image with the consumers before ``p``. The rectangles go into a
+    two-dimensional difference array summed once (the loop over runs it replaces took 2.5 s on
+    2,000 super-nodes; a graph's gradients flow against the topological order, hence both sides)."""
+    import time
+
     n = con.n
+    cw = np.array([con.cpuf[s] + con.cpub[s] for s in range(n)], dtype=float)
+    aw = np.array([con.accf[s] + con.accb[s] for s in range(n)], dtype=float)
+    rows, cols, wts = [], [], []
+
+    def rect(r0, r1, c0, c1, w):  # rows r0..r1, columns c0..c1 (inclusive)
+        if r0 <= r1 and c0 <= c1:
+            rows.extend((r0, r0, r1 + 1, r1 + 1))
+            cols.extend((c0, c1 + 1, c0, c1 + 1))
+            wts.extend((w, -w, -w, w))
+
+    for t, (p, cm, sec, _bw) in enumerate(con.tensors):
+        if deadline is not None and t % 256 == 0 and time.perf_counter() > deadline:
+            return None
+        cons = [b for b in range(cm.bit_length()) if (cm >> b) & 1 and b != p]
+        if not cons:
+            continue
+        rect(0, p, p, n - 1, sec)  # p in the run ...
+        rect(0, min(p, cons[0]), max(p, cons[-1]), n - 1, -sec)  # ... less: every consumer in it too
+        prev = p
+        for c in (c for c in cons if c > p):  # i > p: the first consumer at or after i is in the run
+            rect(prev + 1, c, c, n - 1, sec)
+            prev = c
+        prev = p
+        for c in sorted((c for c in cons if c < p), reverse=True):  # j < p: the mirror image
+            rect(0, c, c, prev - 1, sec)
+            prev = c
+    D = np.zeros((n + 2, n + 2))
+    if wts:
+        np.add.at(D, (np.array(rows), np.array(cols)), np.array(wts))
+    comm = np.maximum(D.cumsum(axis=0).cumsum(axis=1)[:n, :n], 0.0)  # comm[i, j]: the run i..j
+    if deadline is not None and time.perf_counter() > deadline:
+        return None
     acc = np.full((n + 1, n + 1), np.inf)
     cpu = np.full((n + 1, n + 1), np.inf)
-    cw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
+    ca, cc = np.concatenate(([0.0], np.cumsum(aw))), np.concatenate(([0.0], np.cumsum(cw)))
+    csz = np.concatenate(([0.0], np.cumsum(np.asarray(con.size, dtype=float))))
+    nxt_bad = np.full(n + 1, n, dtype=int)  # the first unsupported super-node at or after i
+    for s in reversed(range(n)):
+        nxt_bad[s] = s if not con.sup[s] else nxt_bad[s + 1]
     for i in range(n + 1):
         acc[i, i] = cpu[i, i] = 0.0
-        comp = 0.0
-        ctot = 0.0
-        size = 0.0
-        ok = True
-        status = {}
-        comm = 0.0
-        B = 0
-        for j in range(i, n):
-            s = j
-            ctot += cw[s]
-            cpu[i, j + 1] = ctot
-            if not ok:
-                continue
-            if not con.sup[s]:
-                ok = False
-                continue
-            size += con.size[s]
-            if cap is not None and size > cap * (1 + 1e-12):
-                ok = False
-                continue
-            comp += con.accf[s] + con.accb[s]
-            B |= 1 << s
-            for t_i in con.touch[s]:
-                su, cm, sec, _bw = con.tensors[t_i]
-                cross = bool(cm & ~B) if (B >> su) & 1 else bool(cm & B)
-                old = status.get(t_i, False)
-                if cross != old:
-                    comm += sec if cross else -sec
-                    status[t_i] = cross
-            acc[i, j + 1] = comp + comm
+        if i == n:
+            break
+        cpu[i, i + 1:] = cc[i + 1:] - cc[i]
+        end = nxt_bad[i]  # runs i..j-1 with j <= end hold supported super-nodes only
+        if cap is not None:
+            # memory: the sizes' prefix sums, a hair stricter than the cap (rounding must not let a
+            # run the evaluator refuses through)
+            end = min(end, int(np.searchsorted(csz, csz[i] + cap * (1 - 1e-12), side="right")) - 1)
+        if end > i:
+            acc[i, i + 1:end + 1] = ca[i + 1:end + 1] - ca[i] + comm[i, i:end]
     return acc, cpu
 
 
-def linearised_blocks(instance: PlacementInstance, con: Contracted | None = None) -> list[tuple[int, bool]] | None:
+def linearised_blocks(instance: PlacementInstance, con: Contracted | None = None,
+                      deadline: float | None = None) -> list[tuple[int, bool]] | None:
     """Blocks ``(mask, on_cpu)`` of the best split of one topological order into runs (``None``
-    when no run split fits)."""
+    when no run split fits, or when ``deadline``, a ``time.perf_counter()`` value, passes first)."""
     con = con or Contracted(instance)
     n = con.n
     k, l_ = instance.n_accelerators, instance.n_cpus
-    acc, cpu = _run_costs(con, instance.acc_memory_bytes)
+    costs = _run_costs(con, instance.acc_memory_bytes, deadline)
+    if costs is None:
+        return None
+    acc, cpu = costs
     # dp[c][f][j]: best bottleneck of the first j super-nodes on c CPU cores and f accelerators
     dp = {}
     choice = {}

@@ -18,13 +18,14 @@ def combinatorial_bound(instance: PlacementInstance, deadline: float | None = No
     (:func:`~splitopt.models.placement.cardinality_bound`) and the isolation min-cut bound
     (:func:`~splitopt.solvers.placement.common.isolation_bound`, when the instance can be
     contracted; its min cuts stop at ``deadline``, a ``time.perf_counter()`` value: the maximum
-    over the cuts computed is still a bound). Returns ``(bound, {name: value})``."""
+    over the cuts computed is still a bound; the pigeonhole and communication bounds stop there
+    too, with a weaker bound). Returns ``(bound, {name: value})``."""
     from splitopt.models.placement import cardinality_bound
     from splitopt.solvers.placement.commbound import comm_work_bound
     from splitopt.solvers.placement.common import Contracted, isolation_bound
 
-    lbs = {"work": work_bound(instance), "cardinality": cardinality_bound(instance),
-           "comm": comm_work_bound(instance)}
+    lbs = {"work": work_bound(instance), "cardinality": cardinality_bound(instance, deadline),
+           "comm": comm_work_bound(instance, deadline=deadline)}
     try:
         con = Contracted(instance, fuse_cycles=instance.contiguity == "chain")
         if not con.orphans:

@@ -80,6 +80,7 @@ contiguity and memory are relaxed, so the bound holds for every contiguity.
 from __future__ import annotations
 
 import math
+import time
 
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import _knapsack_max, class_data, class_tensors, work_bound
@@ -101,7 +102,7 @@ def _knapsack_signed(values, weights, capacity: float) -> float:
 class _Data:
     """Class-level data and the split of the tensors between stars and the split argument."""
 
-    def __init__(self, instance: PlacementInstance):
+    def __init__(self, instance: PlacementInstance, deadline: float | None = None):
         _cls, self.cpu, self.acc, _size, self.sup = class_data(instance)
         self.k, self.l = instance.n_accelerators, instance.n_cpus
         _cls_of, ct = class_tensors(instance)
@@ -120,7 +121,9 @@ class _Data:
             inc.setdefault(b, {})[a] = sec
         taken: set[tuple[int, int]] = set()
         self.stars: list[tuple[int, list[tuple[int, float]]]] = []
-        while True:
+        while deadline is None or time.perf_counter() <= deadline:
+            # (stopped at the deadline, the pairs not in a star go to the split argument: still a
+            # partition of the tensors between the arguments, so still a bound)
             best, best_w = None, 0.0
             for h, nb in inc.items():
                 items = [(c, s) for c, s in nb.items() if (min(h, c), max(h, c)) not in taken]
@@ -262,11 +265,13 @@ class _Data:
         return self.need(V) > self.k * V * (1 + 1e-12)
 
 
-def comm_work_bound(instance: PlacementInstance, data: _Data | None = None) -> float:
+def comm_work_bound(instance: PlacementInstance, data: _Data | None = None, deadline: float | None = None) -> float:
     """The communication-aware work bound (module docstring): a lower bound on the optimum of every
-    contiguity and both objectives, at least :func:`~splitopt.models.placement.work_bound`."""
+    contiguity and both objectives, at least :func:`~splitopt.models.placement.work_bound`.
+    ``deadline`` (a ``time.perf_counter()`` value): past it, fewer stars are formed and the
+    bisection stops at the largest failing value found (1.5 s on a 4,156-node training graph)."""
     wb = work_bound(instance)
-    d = data or _Data(instance)
+    d = data or _Data(instance, deadline)
     if d.k == 0 or not (d.stars or d.wide):
         return wb
     lo = wb
@@ -278,6 +283,8 @@ def comm_work_bound(instance: PlacementInstance, data: _Data | None = None) -> f
         if not math.isfinite(hi):  # pragma: no cover - no placement at any value
             return lo
     for _ in range(60):
+        if deadline is not None and time.perf_counter() > deadline:
+            break  # lo has failed: a bound
         mid = 0.5 * (lo + hi)
         if d.fails(mid):
             lo = mid

@@ -18,13 +18,21 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None):
     tenth of the time limit, at most 5 s), then, for ``convex``/``none``, improved by
     :func:`~splitopt.solvers.placement.baselines.improve` (another tenth, at most 5 s):
     ``(assignment, value)`` or ``(None, inf)``."""
+    import time
+
     from splitopt.solvers.placement import ideals
-    from splitopt.solvers.placement.baselines import improve, linearised_dp
+    from splitopt.solvers.placement.baselines import improve, linearised_blocks
+    from splitopt.solvers.placement.common import Contracted, assignment_from_blocks
 
     best, best_v = None, math.inf
     try:
-        a = linearised_dp(instance).assignment
-        best, best_v = a, evaluate(instance, a)[0]
+        # the linearised DP (O(n^2)) within a tenth of the limit
+        con = Contracted(instance)
+        blocks = None if con.orphans else linearised_blocks(
+            instance, con, None if time_limit is None else time.perf_counter() + 0.1 * time_limit)
+        if blocks is not None:
+            a = assignment_from_blocks(instance, con, blocks)
+            best, best_v = a, evaluate(instance, a)[0]
     except (InstanceError, InfeasibleSolution):
         pass
     if instance.contiguity != "chain":
