@@ -268,3 +268,17 @@ def test_run_costs_against_the_definition(seed):
     assert (np.isfinite(acc) == np.isfinite(want)).all()
     fin = np.isfinite(want)
     assert np.allclose(acc[fin], want[fin], rtol=1e-12, atol=1e-15 * np.abs(want[fin]).max())
+
+
+def test_one_device_fallback():
+    # the incumbent of last resort: every node on one device, where that is feasible
+    from splitopt.solvers.placement.incumbent import _one_device
+
+    inst = generate(2, n_nodes=7, n_accelerators=2, n_cpus=1, contiguity="none")
+    a, v = _one_device(inst)
+    assert a == ["cpu0"] * 7 and close(v, evaluate(inst, a)[0])
+    no_cpu = inst.with_(n_cpus=0, supported=None, acc_memory_bytes=None)
+    a, v = _one_device(no_cpu)
+    assert a == ["acc0"] * 7 and close(v, evaluate(no_cpu, a)[0])
+    tight = no_cpu.with_(size_bytes=(1.0,) * 7, acc_memory_bytes=3.0)  # 7 bytes on a 3-byte accelerator
+    assert _one_device(tight) == (None, math.inf)

@@ -12,6 +12,19 @@ from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate
 
 
+def _one_device(instance: PlacementInstance):
+    """Every node on CPU core 0, else on accelerator 0, where that placement is feasible:
+    ``(assignment, value)`` or ``(None, inf)``."""
+    for dev in ("cpu0", "acc0"):
+        if dev in instance.devices:
+            a = [dev] * instance.n_nodes
+            try:
+                return a, evaluate(instance, a)[0]
+            except InfeasibleSolution:
+                continue
+    return None, math.inf
+
+
 def incumbent(instance: PlacementInstance, time_limit: float | None = None):
     """The better of the linearised DP and, for ``convex``/``none`` contiguity, the ideal branch and
     bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
@@ -45,6 +58,10 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None):
                 best, best_v = r.assignment, v
         except (InstanceError, InfeasibleSolution):
             pass
+        if best is None:
+            # nothing within the limit (a 4,000-node graph with a few seconds): one device for
+            # everything, a placement of every contiguity wherever it fits, for the descent to improve
+            best, best_v = _one_device(instance)
         if best is not None:
             # descent from it (class moves and swaps, feasibility kept): the chain optimum is far
             # from the non-contiguous optimum on ResNet-50 (33.77 ms; the descent reaches 33.36 ms)
