@@ -103,3 +103,22 @@ def test_auto_convex_bound_never_weaker_than_its_relaxation(beside_everywhere):
     else:
         assert "error" in relax or "stopped" in relax["status"]
     assert r.bound <= v * (1 + 1e-12) and math.isfinite(r.bound)
+
+
+def test_a_failing_child_is_an_error_not_a_time_limit(beside_everywhere, monkeypatch):
+    # the MILP's child fails (here: an unknown build option): the lns beside it still answers, the
+    # failure is said as such, and milp.solve returns the best placement as feasible with its bound
+    inst = generate(5, n_nodes=8, n_accelerators=2, n_cpus=1, contiguity="none")
+    start = ["cpu0"] * inst.n_nodes
+    res, polished = milp._solve_beside(inst, {"no_such_option": 1}, "highs", 20.0, None, start)
+    assert res.status == "error" and "no_such_option" in res.message and res.assignment is None
+    assert evaluate(inst, polished)[0] <= evaluate(inst, start)[0]
+
+    real = milp._solve_beside
+    monkeypatch.setattr(milp, "_solve_beside",
+                        lambda instance, build_kw, *a: real(instance, {**build_kw, "no_such_option": 1}, *a))
+    r = milp.solve(inst, time_limit=20.0)
+    v = evaluate(inst, r.assignment)[0]
+    # (seed 5: the incumbent does not meet the combinatorial bound, so the MILP runs)
+    assert r.info["beside"] is True and r.status == "feasible" and "no_such_option" in r.info["message"]
+    assert r.bound <= v * (1 + 1e-12)

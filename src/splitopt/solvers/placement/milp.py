@@ -88,10 +88,12 @@ def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left
     finally:
         if not child.done():
             child.kill()
-    if got is None:
-        return SimpleNamespace(status="time_limit", bound=None, termination=f"child process: {child.error}",
-                               seconds=time.perf_counter() - t0, message=None, has_solution=False,
-                               assignment=None, unit=1.0, child=True), polished
+    if got is None:  # stopped at the limit, or the job failed (its error is the message)
+        failed = child.error != "stopped at the limit"
+        return SimpleNamespace(status="error" if failed else "time_limit", bound=None,
+                               termination=f"child process: {child.error}",
+                               seconds=time.perf_counter() - t0, message=child.error if failed else None,
+                               has_solution=False, assignment=None, unit=1.0, child=True), polished
     return SimpleNamespace(**got, child=True), polished
 
 
@@ -261,6 +263,10 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     if val <= lb * (1 + 1e-12):
         status, bound = "optimal", lb
         info["proof"] = max(lbs, key=lbs.get)
+    elif status in ("error", "unknown"):
+        # the solver failed (its message is in info): the best placement, scored by the evaluator,
+        # with the proven combinatorial bound
+        status, bound = "feasible", lb
     elif status == "numerical":
         # HiGHS claimed an optimum we do not certify: keep its solution, report no optimality
         status = "feasible"
