@@ -281,3 +281,17 @@ def test_auto_keeps_a_short_limit_on_4000_nodes(contiguity):
     assert spent <= 5 + 1.5
     v = evaluate(inst, r.assignment)[0]
     assert close(r.objective, v) and r.bound is not None and r.bound <= v * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed,contiguity", [(5, "none"), (13, "convex"), (23, "none"), (29, "none"), (34, "none")])
+def test_auto_proves_where_highs_tolerance_left_a_hair(seed, contiguity):
+    # found by a fuzz of generate_mixed: with HiGHS's default MIP feasibility tolerance (1e-6 on T
+    # of about 1) the MILP's bound sat 1e-6 (relative) below the brute-force optimum, and auto said
+    # feasible; with 1e-9 (guard.HIGHS_OPTIONS) it proves the optimum
+    from splitopt.instances.placement import generate_mixed
+
+    inst = generate_mixed(seed).with_(contiguity=contiguity)
+    bf = solve(inst, "bruteforce").objective
+    r = solve(inst, "auto", time_limit=30)
+    assert r.status == "optimal" and close(r.objective, bf) and r.bound <= r.objective * (1 + 1e-12)
+    assert r.objective - r.bound <= 1e-9 * r.objective

@@ -47,7 +47,7 @@ def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left:
         got.child = True
         return got
     model = build_milp(instance, **build_kw)
-    res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap)
+    res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap, options=guard.solver_options(solver))
     return SimpleNamespace(status=res.status, bound=res.bound, termination=res.termination, seconds=res.seconds,
                            message=res.message, has_solution=res.has_solution, unit=model._unit, child=False,
                            assignment=assignment_from_milp(instance, model) if res.has_solution else None)
