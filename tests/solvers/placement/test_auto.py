@@ -287,7 +287,7 @@ def test_auto_keeps_a_short_limit_on_4000_nodes(contiguity):
 def test_auto_proves_where_highs_tolerance_left_a_hair(seed, contiguity):
     # found by a fuzz of generate_mixed: with HiGHS's default MIP feasibility tolerance (1e-6 on T
     # of about 1) the MILP's bound sat 1e-6 (relative) below the brute-force optimum, and auto said
-    # feasible; with 1e-9 (guard.HIGHS_OPTIONS) it proves the optimum
+    # feasible; the milp's re-solve with 1e-9 (guard.HIGHS_OPTIONS, milp._tighten) proves the optimum
     from splitopt.instances.placement import generate_mixed
 
     inst = generate_mixed(seed).with_(contiguity=contiguity)

@@ -26,7 +26,8 @@ def build_seconds(instance: PlacementInstance) -> float:
     return 6e-3 * instance.n_nodes * max(1.0, instance.n_devices / 6.0)
 
 
-def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left: float | None, mip_gap):
+def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left: float | None, mip_gap,
+                 tight: bool = False):
     """Build and solve the MILP: in this process, or for a large model with a limit in a child
     process stopped at ``left`` plus a grace (:mod:`.guard`); the answer as a namespace."""
     from types import SimpleNamespace
@@ -39,7 +40,7 @@ def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left:
         # the child pays its start (about 1.5 s of imports) and the build out of the same limit
         solver_limit = max(left - est - 1.5, 0.05 * left)
         got = guard.solve_in_child(instance, build_kw, solver, solver_limit, mip_gap,
-                                   left + max(guard.GRACE_S, guard.GRACE_SHARE * left))
+                                   left + max(guard.GRACE_S, guard.GRACE_SHARE * left), tight)
         if got is None:
             return SimpleNamespace(status="time_limit", bound=None, termination="stopped at the limit (child process)",
                                    seconds=left, message=None, has_solution=False, assignment=None, unit=1.0,
@@ -47,7 +48,7 @@ def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left:
         got.child = True
         return got
     model = build_milp(instance, **build_kw)
-    res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap, options=guard.solver_options(solver))
+    res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap, options=guard.solver_options(solver, tight))
     return SimpleNamespace(status=res.status, bound=res.bound, termination=res.termination, seconds=res.seconds,
                            message=res.message, has_solution=res.has_solution, unit=model._unit, child=False,
                            assignment=assignment_from_milp(instance, model) if res.has_solution else None)
@@ -69,25 +70,36 @@ def _beside(instance: PlacementInstance, left: float) -> bool:
     return left >= BESIDE_FROM and instance.n_nodes >= BESIDE_NODES
 
 
+LNS_NICE = 10
+"""Niceness of the re-placement's child beside the MILP: where more solvers than cores run (``auto``
+on a convex instance runs the non-contiguous relaxation too), the MILPs get the cores first."""
+
+
 def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left: float, mip_gap, start):
-    """The MILP in a child process with ``left`` seconds (its start and build paid out of them) while
-    :func:`~splitopt.solvers.placement.lns.lns` polishes ``start`` here until the child ends or the
-    time is up. Returns (the MILP's answer as a namespace, the polished placement)."""
+    """The MILP in a child process with ``left`` seconds (its start and build paid out of them) and
+    :func:`~splitopt.solvers.placement.lns.lns` polishing ``start`` in another, niced
+    (:data:`LNS_NICE`), until the MILP proves its answer or the time is up. Returns (the MILP's answer
+    as a namespace, the polished placement or ``None``)."""
     from types import SimpleNamespace
 
     from splitopt.solvers.placement import guard
-    from splitopt.solvers.placement.lns import lns
 
     t0 = time.perf_counter()
     solver_limit = max(left - build_seconds(instance) - guard.START_SECONDS, 0.05 * left)
     child = guard.Child("splitopt.solvers.placement.guard:milp_job", instance, build_kw, solver, solver_limit,
                         mip_gap)
+    polish = guard.Child("splitopt.solvers.placement.lns:lns", instance, start, nice=LNS_NICE,
+                         time_limit=max(left - guard.START_SECONDS - 0.2, 0.0))
+    polished = None
     try:
-        polished = lns(instance, start, time_limit=left - 0.05, stop=child.done).assignment
         got = child.collect(left + guard.grace(left) - (time.perf_counter() - t0))
+        if got is None or got.get("status") != "optimal":  # the polish counts: wait for it
+            lr = polish.collect(max(left - (time.perf_counter() - t0), 0.0) + guard.grace(left))
+            polished = None if lr is None else lr.assignment
     finally:
-        if not child.done():
-            child.kill()
+        for c in (child, polish):
+            if not c.done():
+                c.kill()
     if got is None:  # stopped at the limit, or the job failed (its error is the message)
         failed = child.error != "stopped at the limit"
         return SimpleNamespace(status="error" if failed else "time_limit", bound=None,
@@ -95,6 +107,38 @@ def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left
                                seconds=time.perf_counter() - t0, message=child.error if failed else None,
                                has_solution=False, assignment=None, unit=1.0, child=True), polished
     return SimpleNamespace(**got, child=True), polished
+
+
+def _tighten(instance: PlacementInstance, res, build_kw: dict, solver: str, mip_gap, lb: float, left):
+    """``res`` again, from a re-solve with HiGHS's tight feasibility tolerance
+    (:data:`~.guard.HIGHS_OPTIONS`), where the solver called its answer optimal but its bound sits
+    more than 1e-9 (relative) below the evaluator's value of its placement (and more than
+    ``mip_gap`` was not asked for), with the time left; the cap is that value, so a tight optimum
+    at the cap proves it. ``res`` unchanged otherwise."""
+    if res.status != "optimal" or not res.has_solution or res.bound is None or (mip_gap or 0.0) > 1e-9:
+        return res
+    try:
+        v = evaluate(instance, res.assignment)[0]
+    except InfeasibleSolution:
+        return res
+    if v - max(res.bound * res.unit, lb) <= 1e-9 * v or (left is not None and left < 0.5):
+        return res
+    from types import SimpleNamespace
+
+    again = _solve_model(instance, {**build_kw, "incumbent": v}, solver, left, mip_gap, tight=True)
+    if again.status != "optimal" or again.bound is None or again.bound * again.unit <= res.bound * res.unit:
+        return res
+    # its bound, and the better of the two placements (the tight model may stop at another one a hair
+    # above: both models drop times below 1e-7 of the unit)
+    a = res.assignment
+    if again.has_solution:
+        try:
+            if evaluate(instance, again.assignment)[0] < v:
+                a = again.assignment
+        except InfeasibleSolution:
+            pass
+    return SimpleNamespace(**{**vars(res), "bound": again.bound * again.unit / res.unit, "assignment": a,
+                              "termination": f"{res.termination}; tightened: {again.termination}"})
 
 
 COLGEN_FROM = 5.0
@@ -218,6 +262,8 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
         polished = None
         res = _solve_model(instance, build_kw, solver, None if left is None else left * (0.6 if polish else 1.0),
                            mip_gap)
+    res = _tighten(instance, res, build_kw, solver, mip_gap, lb,
+                   None if time_limit is None else time_limit - (time.perf_counter() - t0))
     unit = res.unit
     bound = None if res.bound is None else res.bound * unit
     info.update({"solver": solver, "termination": res.termination, "solver_seconds": res.seconds,
