@@ -178,10 +178,13 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     Measured 2026-11-24 (2-core EPYC, HiGHS 1.16), 60 s limit, ``mip_gap=1e-3``: ResNet-50 convex
     proven in about 2 s (33.774666 ms: the peer's DP value, so its chain optimum is the convex
     optimum), non-contiguous within 0.1 % in 26-30 s (the MILP's bound stalls at 33.10 ms).
-    The solver then gets 0.6 of the time left; if it stops short of a proof, the rest goes to the
-    exact pair/triple re-placement of :func:`~splitopt.solvers.placement.lns.lns` from the
-    best placement (ResNet-50 non-contiguous without the LP: gap at 60 s 0.91 % -> 0.45 %), whose
-    result keeps the proven bound.
+    The solver then gets all the time left in a child process while the exact pair/triple
+    re-placement of :func:`~splitopt.solvers.placement.lns.lns` polishes the incumbent in another
+    (:data:`BESIDE_FROM`, :data:`BESIDE_NODES`; small graphs and short limits: the solver gets 0.6
+    of the time in this process and the re-placement the rest, after it); the re-placement's
+    placement keeps the proven bound (ResNet-50 non-contiguous without the LP: gap at 60 s 0.91 % ->
+    0.45 %). Where the solver calls its answer optimal but its bound sits more than 1e-9 below the
+    evaluator's value (HiGHS's feasibility tolerance), :func:`_tighten` re-solves with a tight one.
 
     ``symmetry``: our symmetry-breaking rows (``True``), none (``False``), or ``None`` (default):
     ours for ``chain`` and ``convex``, none for ``none`` contiguity, where HiGHS's own symmetry
