@@ -42,3 +42,26 @@ def test_chain_search_declines_other_contiguity():
     inst = generate(0, n_nodes=5, contiguity="convex")
     with pytest.raises(InstanceError):
         chain_search(inst, linearised_dp(inst).assignment, time_limit=0.1)
+
+
+@pytest.mark.parametrize("contiguity", ["convex", "none"])
+def test_incumbent_runs_the_chain_search_where_the_ideal_search_stops_short(monkeypatch, contiguity):
+    # the convex/none incumbent phase: an ideal search stopped short hands its chain placement to
+    # the chain local search, whose placement (never worse, a chain hence convex) is the incumbent
+    from splitopt.families import AlgoResult
+    from splitopt.solvers.placement import chainls, ideals, incumbent
+
+    inst = generate(3, n_nodes=9, n_accelerators=3, n_cpus=1, contiguity=contiguity)
+    poor = ["cpu0"] * inst.n_nodes  # one device: a chain placement
+    monkeypatch.setattr(ideals, "solve", lambda *a, **kw: AlgoResult(poor, status="time_limit", bound=0.0))
+    seen = []
+    real = chainls.chain_search
+
+    def spy(instance, assignment, **kw):
+        seen.append(list(assignment))
+        return real(instance, assignment, **kw)
+
+    monkeypatch.setattr(chainls, "chain_search", spy)
+    a, v = incumbent.incumbent(inst, time_limit=10.0)
+    assert seen == [poor]
+    assert v == evaluate(inst, a)[0] and v < evaluate(inst, poor)[0]  # one device is far from the best
