@@ -122,3 +122,10 @@ def test_a_failing_child_is_an_error_not_a_time_limit(beside_everywhere, monkeyp
     # (seed 5: the incumbent does not meet the combinatorial bound, so the MILP runs)
     assert r.info["beside"] is True and r.status == "feasible" and "no_such_option" in r.info["message"]
     assert r.bound <= v * (1 + 1e-12)
+
+
+def test_a_child_runs_its_milp_itself():
+    # a child is stopped at a hard deadline already: its MILP runs in it, not in a grandchild that
+    # would pay another start out of the same limit
+    assert guard.worth_it(10.0, 60.0) is True
+    assert guard.Child("splitopt.solvers.placement.guard:worth_it", 10.0, 60.0).collect(60.0) is False

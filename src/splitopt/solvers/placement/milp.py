@@ -47,7 +47,10 @@ def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left:
                                    child=True)
         got.child = True
         return got
+    t_build = time.perf_counter()
     model = build_milp(instance, **build_kw)
+    if left is not None:  # the build counts against the limit
+        left = max(left - (time.perf_counter() - t_build), 0.05 * left)
     res = exact.solve(model, solver, time_limit=left, mip_gap=mip_gap, options=guard.solver_options(solver, tight))
     return SimpleNamespace(status=res.status, bound=res.bound, termination=res.termination, seconds=res.seconds,
                            message=res.message, has_solution=res.has_solution, unit=model._unit, child=False,
