@@ -120,6 +120,19 @@ def _probe(name: str, time_limit: float | None) -> float | None:
     return IDEALS_PROBE if time_limit is None else min(IDEALS_PROBE, IDEALS_SHARE * time_limit)
 
 
+def _closed(best_v: float, bound: float) -> bool:
+    """Whether the best value meets the proven bound (1e-9 relative; a step's own ``optimal`` may be
+    within its gap only)."""
+    return best_v - bound <= 1e-9 * best_v
+
+
+def _milp_cannot_start(instance, dl, after: float) -> bool:
+    """Rule 1d: whether the MILP could not be built in what is left ``after`` more seconds."""
+    from splitopt.solvers.placement import milp
+
+    return milp.build_seconds(instance) >= dl.remaining() - after
+
+
 def _record(instance, name, r, best, best_v, bound, tried):
     """Fold a step's answer into (best, best_v, bound); its placement counts where it is feasible."""
     try:
@@ -147,7 +160,7 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
             # rule 1d: where the MILP could not be built in the time the probe and the chain local
             # search would leave it, the ideal search keeps that time
             ls = min(CHAIN_SEARCH, CHAIN_SEARCH_SHARE * time_limit)
-            if milp.build_seconds(instance) >= dl.remaining() - lim - ls:
+            if _milp_cannot_start(instance, dl, lim + ls):
                 lim = max(lim, dl.remaining() - ls)
     try:
         if name == "ideals":
@@ -165,7 +178,7 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
             raise
         return best, best_v, bound, False
     best, best_v, bound = _record(instance, name, r, best, best_v, bound, tried)
-    if best_v - bound <= 1e-9 * best_v or dl.over():  # proven (a step's own "optimal" may be within its gap)
+    if _closed(best_v, bound) or dl.over():
         return best, best_v, bound, True
     if name == "ideals" and best is not None and not last:
         # rule 1c: the chain local search from the ideal search's placement before the MILP
@@ -174,7 +187,7 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
         ls = CHAIN_SEARCH if time_limit is None else min(CHAIN_SEARCH, CHAIN_SEARCH_SHARE * time_limit)
         if dl.end is not None:
             # rule 1d: the time the MILP could not use goes to the local search
-            ls = dl.remaining() if milp.build_seconds(instance) >= dl.remaining() - ls else min(ls, dl.remaining())
+            ls = dl.remaining() if _milp_cannot_start(instance, dl, ls) else min(ls, dl.remaining())
         a = chain_search(instance, best, time_limit=ls)
         v = evaluate(instance, a)[0]
         tried.append({"method": "chain-search", "value": v})
@@ -199,11 +212,11 @@ def _collect_beside(instance, child, dl, best, best_v, bound, tried):
     model has proven its optimum, else waited for until the deadline (plus the child's grace)."""
     from splitopt.solvers.placement import guard
 
-    if best is not None and best_v - bound <= 1e-9 * best_v:
+    if best is not None and _closed(best_v, bound):
         child.kill()
         tried.append({"method": "milp-none", "status": "stopped: the convex model closed first"})
         return best, best_v, bound
-    left = dl.remaining() if dl.end is not None else 0.0
+    left = dl.remaining()  # (it runs only under a limit)
     r = child.collect(left + guard.grace(left))
     if r is None:
         tried.append({"method": "milp-none", "error": child.error})
@@ -242,7 +255,7 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
     if best is None:
         raise dl.no_answer(" (auto)")
     bound = min(bound, best_v) if math.isfinite(bound) else None
-    optimal = bound is not None and best_v - bound <= 1e-9 * best_v
+    optimal = bound is not None and _closed(best_v, bound)
     # time_limit only when the limit stopped the work (a finished run with a gap is feasible: the
     # MILP's relaxation drops times below 1e-7 of its unit, so its bound can sit a hair low)
     stopped = dl.over() or any(t.get("status") in ("time_limit", "node_limit") for t in tried)

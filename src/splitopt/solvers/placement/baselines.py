@@ -152,17 +152,23 @@ def linearised_blocks(instance: PlacementInstance, con: Contracted | None = None
     return blocks[::-1]
 
 
-def linearised_dp(instance: PlacementInstance) -> AlgoResult:
-    if instance.contiguity == "convex":
-        pass  # a chain placement is convex too
+def linearised_assignment(instance: PlacementInstance, deadline: float | None = None):
+    """``(assignment, runs)`` of the best split of one topological order into runs (a chain
+    placement, hence convex), or ``None`` when no split fits or ``deadline`` (a
+    ``time.perf_counter()`` value) passes first."""
     con = Contracted(instance)
     if con.orphans:
         raise InstanceError("colour", "backward nodes without a forward node in their colour class: not handled by "
                                       "the linearised DP")
-    blocks = linearised_blocks(instance, con)
-    if blocks is None:
+    blocks = linearised_blocks(instance, con, deadline)
+    return None if blocks is None else (assignment_from_blocks(instance, con, blocks), len(blocks))
+
+
+def linearised_dp(instance: PlacementInstance) -> AlgoResult:
+    got = linearised_assignment(instance)
+    if got is None:
         raise InfeasibleSolution("no split of the topological order into runs fits the devices")
-    return AlgoResult(assignment_from_blocks(instance, con, blocks), status="ok", info={"runs": len(blocks)})
+    return AlgoResult(got[0], status="ok", info={"runs": got[1]})
 
 
 def expert(instance: PlacementInstance) -> AlgoResult:

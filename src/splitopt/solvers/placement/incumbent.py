@@ -36,18 +36,14 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None):
     import time
 
     from splitopt.solvers.placement import ideals
-    from splitopt.solvers.placement.baselines import improve, linearised_blocks
-    from splitopt.solvers.placement.common import Contracted, assignment_from_blocks
+    from splitopt.solvers.placement.baselines import improve, linearised_assignment
 
     best, best_v = None, math.inf
     try:
         # the linearised DP (O(n^2)) within a tenth of the limit
-        con = Contracted(instance)
-        blocks = None if con.orphans else linearised_blocks(
-            instance, con, None if time_limit is None else time.perf_counter() + 0.1 * time_limit)
-        if blocks is not None:
-            a = assignment_from_blocks(instance, con, blocks)
-            best, best_v = a, evaluate(instance, a)[0]
+        got = linearised_assignment(instance, None if time_limit is None else time.perf_counter() + 0.1 * time_limit)
+        if got is not None:
+            best, best_v = got[0], evaluate(instance, got[0])[0]
     except (InstanceError, InfeasibleSolution):
         pass
     if instance.contiguity != "chain":

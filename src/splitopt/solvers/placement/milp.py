@@ -35,18 +35,10 @@ def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left:
     from splitopt.solvers import exact
     from splitopt.solvers.placement import guard
 
-    est = build_seconds(instance)
-    if guard.worth_it(est, left):
-        # the child pays its start (about 1.5 s of imports) and the build out of the same limit
-        solver_limit = max(left - est - 1.5, 0.05 * left)
-        got = guard.solve_in_child(instance, build_kw, solver, solver_limit, mip_gap,
-                                   left + max(guard.GRACE_S, guard.GRACE_SHARE * left), tight)
-        if got is None:
-            return SimpleNamespace(status="time_limit", bound=None, termination="stopped at the limit (child process)",
-                                   seconds=left, message=None, has_solution=False, assignment=None, unit=1.0,
-                                   child=True)
-        got.child = True
-        return got
+    if guard.worth_it(build_seconds(instance), left):
+        t0 = time.perf_counter()
+        child = _milp_child(instance, build_kw, solver, left, mip_gap, tight)
+        return _child_answer(child, child.collect(left + guard.grace(left)), time.perf_counter() - t0)
     t_build = time.perf_counter()
     model = build_milp(instance, **build_kw)
     if left is not None:  # the build counts against the limit
@@ -78,19 +70,39 @@ LNS_NICE = 10
 on a convex instance runs the non-contiguous relaxation too), the MILPs get the cores first."""
 
 
+def _milp_child(instance: PlacementInstance, build_kw: dict, solver: str, left: float, mip_gap, tight: bool = False):
+    """The MILP started in a child process (:func:`~.guard.milp_job`) that pays its start (about
+    1.5 s of imports) and the build out of ``left`` seconds."""
+    from splitopt.solvers.placement import guard
+
+    solver_limit = max(left - build_seconds(instance) - guard.START_SECONDS, 0.05 * left)
+    return guard.Child("splitopt.solvers.placement.guard:milp_job", instance, build_kw, solver, solver_limit,
+                       mip_gap, tight)
+
+
+def _child_answer(child, got, seconds: float):
+    """A MILP child's answer (``got``) as the namespace :func:`solve` reads; when it sent none,
+    ``time_limit`` if it was stopped at the limit, else ``error`` with its message."""
+    from types import SimpleNamespace
+
+    if got is not None:
+        return SimpleNamespace(**got, child=True)
+    failed = child.error != "stopped at the limit"
+    return SimpleNamespace(status="error" if failed else "time_limit", bound=None,
+                           termination=f"child process: {child.error}", seconds=seconds,
+                           message=child.error if failed else None, has_solution=False, assignment=None,
+                           unit=1.0, child=True)
+
+
 def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left: float, mip_gap, start):
     """The MILP in a child process with ``left`` seconds (its start and build paid out of them) and
     :func:`~splitopt.solvers.placement.lns.lns` polishing ``start`` in another, niced
     (:data:`LNS_NICE`), until the MILP proves its answer or the time is up. Returns (the MILP's answer
     as a namespace, the polished placement or ``None``)."""
-    from types import SimpleNamespace
-
     from splitopt.solvers.placement import guard
 
     t0 = time.perf_counter()
-    solver_limit = max(left - build_seconds(instance) - guard.START_SECONDS, 0.05 * left)
-    child = guard.Child("splitopt.solvers.placement.guard:milp_job", instance, build_kw, solver, solver_limit,
-                        mip_gap)
+    child = _milp_child(instance, build_kw, solver, left, mip_gap)
     polish = guard.Child("splitopt.solvers.placement.lns:lns", instance, start, nice=LNS_NICE,
                          time_limit=max(left - guard.START_SECONDS - 0.2, 0.0))
     polished = None
@@ -103,13 +115,7 @@ def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left
         for c in (child, polish):
             if not c.done():
                 c.kill()
-    if got is None:  # stopped at the limit, or the job failed (its error is the message)
-        failed = child.error != "stopped at the limit"
-        return SimpleNamespace(status="error" if failed else "time_limit", bound=None,
-                               termination=f"child process: {child.error}",
-                               seconds=time.perf_counter() - t0, message=child.error if failed else None,
-                               has_solution=False, assignment=None, unit=1.0, child=True), polished
-    return SimpleNamespace(**got, child=True), polished
+    return _child_answer(child, got, time.perf_counter() - t0), polished
 
 
 def _tighten(instance: PlacementInstance, res, build_kw: dict, solver: str, mip_gap, lb: float, left):
