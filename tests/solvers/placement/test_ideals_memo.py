@@ -80,15 +80,20 @@ def test_memo_keeps_partial_loads_that_cut_the_search():
     inst = two_branches()
     bf = solve(inst, "bruteforce")
     for direction in ("forward", "reverse", "auto"):
-        r = solve(inst, "ideals", direction=direction)
+        r = solve(inst, "ideals", direction=direction, dp=False)
         assert r.status == "optimal" and close(r.objective, bf.objective), direction
+    r = solve(inst, "ideals", direction="forward")  # one direction: the DP runs first
+    assert r.info["dp"] == "proved" and r.status == "optimal" and close(r.objective, bf.objective)
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_ideals_equals_milp_on_parallel_branches(seed):
+    """The search from either end and the DP over all ideals (:mod:`.idealdp`) = the MILP."""
     inst = branches(seed)
     m = solve(inst, "milp", time_limit=60)
     assert m.status == "optimal"
-    for direction in ("forward", "reverse"):
-        r = solve(inst, "ideals", direction=direction)
-        assert r.status == "optimal" and close(r.objective, m.objective, 1e-7), (direction, r.objective, m.objective)
+    runs = {d: solve(inst, "ideals", direction=d, dp=False) for d in ("forward", "reverse")}
+    runs["dp"] = solve(inst, "ideals", direction="forward")  # one direction: the DP runs first
+    assert runs["dp"].info.get("dp") == "proved" or runs["dp"].info.get("proof") == "isolation bound"
+    for how, r in runs.items():
+        assert r.status == "optimal" and close(r.objective, m.objective, 1e-7), (how, r.objective, m.objective)

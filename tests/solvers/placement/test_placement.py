@@ -52,7 +52,9 @@ def _agreement(seed, objective, contiguity):
     bf = solve(inst, "bruteforce")
     m = solve(inst, "milp")
     assert m.bound <= bf.objective * (1 + 1e-9)
-    exact = [m] + ([solve(inst, "ideals")] if contiguity == "chain" else [])
+    # the ideal search alone, and the DP over all ideals first (one direction; max-load)
+    exact = [m] + ([solve(inst, "ideals", dp=False), solve(inst, "ideals", direction="forward")]
+                   if contiguity == "chain" else [])
     # every bound is below the optimum; every baseline at or above it
     assert work_bound(inst) <= bf.objective * (1 + 1e-12)
     con = Contracted(inst, fuse_cycles=contiguity == "chain")

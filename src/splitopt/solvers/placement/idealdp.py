@@ -1,0 +1,247 @@
+"""The chain optimum (``contiguity="chain"``, objective ``max-load``) by a dynamic program over *all*
+ideals, vectorised, for graphs whose ideals can be listed (a few hundred thousand).
+
+It is the peer's DP (Tarnawski et al., NeurIPS 2020, §4; ``throughput-dp/dp.cpp``: the value of
+the best chain of ``f`` accelerator and ``c`` CPU-core blocks that covers ideal ``I`` is the best,
+over ideals ``I' ⊂ I``, of ``max(value(I', c', f'), load(I \\ I'))``) with three changes of ours:
+
+* only pairs whose block could beat the incumbent ``U`` are formed: for ideal ``I'``, the ideals
+  ``I ⊃ I'`` are looked up in a window of ideals sorted by accelerator (or CPU) work, since a
+  block's load is at least its work; containment is tested on bitsets, a block's communication is
+  read from per-ideal counts of each tensor's members (a tensor is paid by block ``B = I \\ I'``
+  iff ``0 < |M ∩ I| - |M ∩ I'| < |M|``), all in numpy;
+* a state whose remaining accelerator work cannot fit in the accelerators left at ``U`` (after the
+  CPU cores left take what they can) is dropped, as in :mod:`.ideals`;
+* ideals are listed by reverse search (each ideal from its parent, the ideal less its maximal
+  super-node of largest index), so listing costs O(width) per ideal.
+
+Why: the depth-first search of :mod:`.ideals` evaluates the same blocks again from every
+``(ideal, devices used)`` state and pays Python per block; on graphs of three parallel branches of
+31 layers (the shape of the peer's GNMT layer graphs: about 30,000 ideals) it took 34 s, where this
+DP takes about two (measured 2026-11-24, 2-core AMD EPYC).
+
+Returns ``None`` where the ideals are too many (:data:`MAX_IDEALS`, or the count matrix would
+exceed :data:`MAX_CELLS`) or the deadline passes; the caller then runs the search.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from splitopt.instances.placement import PlacementInstance
+from splitopt.solvers.placement.common import Contracted
+
+MAX_IDEALS = 200_000
+"""Most ideals listed before the DP gives way to the search of :mod:`.ideals`."""
+MAX_CELLS = 60_000_000
+"""Most cells of the ideals x tensors count matrix (int16: 120 MB)."""
+
+
+def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_IDEALS):
+    """All ideals of ``con``'s forward DAG as int masks, with their accelerator work, CPU work,
+    memory and count of unsupported super-nodes; ``None`` past ``cap`` ideals or the deadline.
+
+    Reverse search: the children of ideal ``J`` (maximal elements ``mx``, frontier ``fr``) are
+    ``J + s`` for ``s`` in ``fr`` such that ``s`` exceeds every maximal element of ``J`` that is not
+    a predecessor of ``s`` (then ``s`` is the largest maximal element of ``J + s``, and ``J`` its
+    parent): every ideal once."""
+    n = con.n
+    preds, succs = con.preds, con.succs
+    accw = [con.accf[s] + con.accb[s] for s in range(n)]
+    cpuw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
+    size, unsup = con.size, [0 if con.sup[s] else 1 for s in range(n)]
+    succ_list = [[t for t in range(n) if (succs[s] >> t) & 1] for s in range(n)]
+    # super-nodes of one depth (longest path from a source) are pairwise incomparable, and every
+    # subset of an antichain closes to a distinct ideal: 2^(largest level) ideals at least
+    depth = [0] * n
+    for s in range(n):  # super-nodes are numbered in a topological order
+        for t in succ_list[s]:
+            depth[t] = max(depth[t], depth[s] + 1)
+    if n and max(np.bincount(depth)) > math.log2(cap):
+        return None
+    front0 = 0
+    for s in range(n):
+        if preds[s] == 0:
+            front0 |= 1 << s
+    masks, aw, cw, sz, us = [0], [0.0], [0.0], [0.0], [0]
+    stack = [(0, 0, front0, 0)]  # (ideal, maximal elements, frontier, index in the lists)
+    while stack:
+        J, mx, fr, i = stack.pop()
+        m = fr
+        while m:
+            low = m & -m
+            s = low.bit_length() - 1
+            m ^= low
+            if (mx & ~preds[s]) >> s:  # a maximal element kept above s: not s's child
+                continue
+            J2 = J | low
+            fr2 = fr ^ low
+            for t in succ_list[s]:
+                if preds[t] & ~J2 == 0:
+                    fr2 |= 1 << t
+            masks.append(J2)
+            aw.append(aw[i] + accw[s])
+            cw.append(cw[i] + cpuw[s])
+            sz.append(sz[i] + size[s])
+            us.append(us[i] + unsup[s])
+            if len(masks) > cap:
+                return None
+            if (len(masks) & 4095) == 0 and deadline is not None and time.perf_counter() > deadline:
+                return None
+            stack.append((J2, (mx & ~preds[s]) | low, fr2, len(masks) - 1))
+    return masks, np.array(aw), np.array(cw), np.array(sz), np.array(us, dtype=np.int32)
+
+
+def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: float | None = None):
+    """``(blocks, value)`` of the best chain below ``ub`` (``blocks``: ``(mask, on a CPU core?)`` in
+    chain order; ``(None, ub)`` when nothing is below ``ub``: the incumbent is optimal), or ``None``
+    when the ideals are too many or the deadline passes first. ``instance.objective`` must be
+    ``max-load``."""
+    assert instance.objective == "max-load"
+    listed = list_ideals(con, deadline)
+    if listed is None:
+        return None
+    masks, aw, cw, sz, us = listed
+    N, n = len(masks), con.n
+    tensors = con.tensors
+    E = len(tensors)
+    if N * max(E, 1) > MAX_CELLS:
+        return None
+    k, l_ = instance.n_accelerators, instance.n_cpus
+    cap = instance.acc_memory_bytes
+    words = (n + 63) // 64
+    nb = 8 * words
+    bitset = np.frombuffer(b"".join(x.to_bytes(nb, "little") for x in masks), dtype="<u8").reshape(N, words)
+    counts = np.zeros((N, E), dtype=np.int16)
+    msize = np.zeros(E, dtype=np.int16)
+    sec = np.zeros(E)
+    for t, (su, cm, s_, _bw) in enumerate(tensors):
+        mt = cm | (1 << su)
+        mw = np.frombuffer(mt.to_bytes(nb, "little"), dtype="<u8")
+        counts[:, t] = np.bitwise_count(bitset & mw).sum(axis=1)
+        msize[t] = bin(mt).count("1")
+        sec[t] = s_
+        if deadline is not None and (t & 255) == 0 and time.perf_counter() > deadline:
+            return None
+    pop = np.bitwise_count(bitset).sum(axis=1)
+    # the tensors each ideal cuts (members inside and outside) and their seconds: a block
+    # B = J \ I pays cut(J) corrected on the few tensors I cuts (docstring of _block_comm)
+    cuts = (counts > 0) & (counts < msize)
+    cut_sec = cuts @ sec
+    order = np.argsort(pop, kind="stable")  # a proper subset has fewer members: processed first
+    by_acc = np.argsort(aw, kind="stable")
+    by_cpu = np.argsort(cw, kind="stable")
+    aw_sorted, cw_sorted = aw[by_acc], cw[by_cpu]
+    # the bitsets and sizes in each sort order, word by word: a window is then a contiguous slice
+    sorted_view = {False: ([np.ascontiguousarray(bitset[by_acc, w]) for w in range(words)], pop[by_acc]),
+                   True: ([np.ascontiguousarray(bitset[by_cpu, w]) for w in range(words)], pop[by_cpu])}
+    full = masks.index(con.full)
+    total_acc = float(aw[full])
+    eps = 1e-9 * max(total_acc, float(cw[full]), 1e-300)
+    accw = [con.accf[s] + con.accb[s] for s in range(n)]
+    cpuw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
+    ratio = max((a / c for a, c in zip(accw, cpuw) if c > 0), default=0.0)
+    if any(c == 0 and a > 0 for a, c in zip(accw, cpuw)):
+        ratio = math.inf
+    C, F = l_ + 1, k + 1
+    U = ub * (1 - 1e-12) if math.isfinite(ub) else math.inf
+    # states (c CPU cores, f accelerators) flattened to c * F + f
+    val = np.full((N, C * F), np.inf)
+    par = np.full((N, C * F), -1, dtype=np.int64)  # the parent ideal of the best chain to each state
+    by_cpu_move = np.zeros((N, C * F), dtype=bool)  # ... and whether its last block is on a CPU core
+    val[0, 0] = 0.0
+    # a state is dropped when its remaining accelerator work cannot fit in the accelerators left at
+    # U once the CPU cores left take what they can (at most U * ratio of accelerator work each)
+    slack = np.array([(k - f) * U * (1 + 1e-12) + (l_ - c) * U * ratio if l_ > c else (k - f) * U * (1 + 1e-12)
+                      for c in range(C) for f in range(F)]) if math.isfinite(U) else np.full(C * F, np.inf)
+    acc_src = np.array([c * F + f for c in range(C) for f in range(k)], dtype=np.int64)
+    cpu_src = np.array([c * F + f for c in range(l_) for f in range(F)], dtype=np.int64)
+    for step, I in enumerate(order):
+        if deadline is not None and (step & 255) == 0 and time.perf_counter() > deadline:
+            return None
+        if I == full:
+            continue
+        v = val[I]
+        alive = (v < U) & (total_acc - aw[I] <= slack + eps)
+        if not alive.any():
+            continue
+        bI = bitset[I]
+        for on_cpu in (False, True):
+            srcs = cpu_src if on_cpu else acc_src
+            srcs = srcs[alive[srcs]]
+            if srcs.size == 0:
+                continue
+            keys, srt, work = (cw_sorted, by_cpu, cw) if on_cpu else (aw_sorted, by_acc, aw)
+            lo = np.searchsorted(keys, work[I] - eps, "left")
+            hi = np.searchsorted(keys, work[I] + U + eps, "left")
+            if hi <= lo:
+                continue
+            wcols, wpop = sorted_view[on_cpu]
+            sel = wpop[lo:hi] > pop[I]
+            for w in range(words):
+                bw = bI[w]
+                if bw:
+                    sel &= (wcols[w][lo:hi] & bw) == bw
+            J = srt[lo:hi][sel]
+            if J.size == 0:
+                continue
+            if on_cpu:
+                cost = cw[J] - cw[I]
+            else:
+                ok = us[J] == us[I]
+                if cap is not None:
+                    ok &= sz[J] - sz[I] <= cap * (1 + 1e-12)
+                J = J[ok]
+                if J.size == 0:
+                    continue
+                cost = (aw[J] - aw[I]) + _block_comm(counts, cuts, cut_sec, msize, sec, I, J)
+            keep = cost < U
+            J, cost = J[keep], cost[keep]
+            if J.size == 0:
+                continue
+            dst = srcs + (F if on_cpu else 1)
+            new = np.maximum(v[srcs][None, :], cost[:, None])
+            rows, cols = J[:, None], dst[None, :]
+            old = val[rows, cols]
+            better = new < old
+            if not better.any():
+                continue
+            val[rows, cols] = np.where(better, new, old)
+            par[rows, cols] = np.where(better, I, par[rows, cols])
+            by_cpu_move[rows, cols] = np.where(better, on_cpu, by_cpu_move[rows, cols])
+    end = val[full]
+    st = int(np.argmin(end))
+    if not end[st] < U:
+        return None, ub
+    blocks = []
+    J = full
+    while J != 0:
+        I = int(par[J, st])
+        cpu = bool(by_cpu_move[J, st])
+        blocks.append((masks[J] & ~masks[I], cpu))
+        st -= F if cpu else 1
+        J = I
+    blocks.reverse()
+    return blocks, float(end.min())
+
+
+def _block_comm(counts, cuts, cut_sec, msize, sec, I: int, J: np.ndarray) -> np.ndarray:
+    """Communication seconds of the blocks ``J \\ I`` (``J`` ideals containing ``I``). A tensor is
+    paid by block ``B`` iff ``0 < |M ∩ B| < |M|`` with ``|M ∩ B| = |M ∩ J| - |M ∩ I|``. A tensor
+    with no member in ``I`` is paid iff ``J`` cuts it; one with all its members in ``I`` is never
+    paid, nor cut by ``J``. So the block pays ``cut(J)`` corrected on the tensors ``I`` cuts
+    (a handful: the width of the graph), read for those columns only."""
+    ti = np.flatnonzero(cuts[I])
+    if ti.size == 0:
+        return cut_sec[J]
+    dj = counts[np.ix_(J, ti)]
+    m = msize[ti]
+    d = dj - counts[I, ti]
+    fix = ((d > 0) & (d < m)).astype(float) - ((dj > 0) & (dj < m))
+    return cut_sec[J] + fix @ sec[ti]
+
+
+__all__ = ["list_ideals", "solve_dp", "MAX_IDEALS", "MAX_CELLS"]
