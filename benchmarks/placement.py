@@ -5,7 +5,8 @@ Workloads: the four shipped msr-fiddle/dnn-partitioning workloads (imported with
 contiguity overridden as ``splitopt solve --contiguity`` does) and seeded operator graphs that look
 like the peer's held-out ones (:func:`splitopt.instances.placement_gen.operator_graph`: BERT-like
 and GNMT-like, 100-2,000 forward nodes, inference and training, colour classes, backward nodes, and
-backward-only weight-update classes).
+backward-only weight-update classes), and layer graphs of three parallel branches
+(:func:`~splitopt.instances.placement_gen.layer_graph`), the shape of the peer's GNMT layer graphs.
 
 Per workload and contiguity: value, proven bound, gap, status, wall time of ``auto`` with
 ``--time-limit`` seconds (default 60; for a proven chain optimum the median of 3 warm calls, the first
@@ -26,13 +27,16 @@ import time
 from splitopt.errors import SplitoptError
 from splitopt.families import solve
 from splitopt.instances.importers.dnn_partitioning import MS, PACKAGED, REFERENCE, load_packaged
-from splitopt.instances.placement_gen import operator_graph
+from splitopt.instances.placement_gen import layer_graph, operator_graph
 
 #: (kind, forward nodes, training, optimizer nodes, seed)
 GENERATED = [("bert", 300, False, False, 0), ("gnmt", 100, False, False, 0), ("bert", 1000, True, False, 1),
              ("gnmt", 300, True, False, 1), ("bert", 300, True, True, 2), ("bert", 2000, False, False, 3),
              ("gnmt", 1000, False, False, 3), ("inception", 300, False, False, 0)]
 QUICK = GENERATED[:3]
+#: layer graphs of parallel branches, the shape of the peer's GNMT layer graphs (its DP: 22.7 s on
+#: 96 nodes, 17,914 ideals; these have 20,738): (branches, length, training, seed)
+LAYERS = [(3, 31, False, 0), (3, 31, True, 0)]
 
 
 def workloads(quick: bool):
@@ -42,6 +46,9 @@ def workloads(quick: bool):
         label = f"{kind}-{n}{'-training' if tr else ''}{'+optimizer' if opt else ''} (s{seed})"
         yield label, (lambda c, a=(seed, kind, n, tr, opt): operator_graph(a[0], a[1], a[2], training=a[3],
                                                                             optimizer=a[4], contiguity=c)), None
+    for br, ln, tr, seed in ([] if quick else LAYERS):
+        label = f"layers-{br}x{ln}{'-training' if tr else ''} (s{seed})"
+        yield label, (lambda c, a=(seed, br, ln, tr): layer_graph(a[0], a[1], a[2], training=a[3], contiguity=c)), None
 
 
 def main(argv=None):

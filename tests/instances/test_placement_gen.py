@@ -54,3 +54,21 @@ def test_small_chain_auto_equals_milp(kind, training):
     m = solve(inst, "milp", time_limit=60)
     assert a.status == "optimal" and m.status == "optimal"
     assert a.objective == pytest.approx(m.objective, rel=1e-7)
+
+
+def test_layer_graph_shape():
+    from splitopt.errors import InstanceError
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement.idealdp import list_ideals
+
+    inst = layer_graph(0, 3, 31)
+    assert inst.n_nodes == 3 * 31 + 2 and inst.to_dict() == layer_graph(0, 3, 31).to_dict()
+    # three chains of 31 between a source and a sink, tied by 3 attention-like edges (layer i of
+    # branch 0 before layer i of branch 1): 32^3 free ideals of the branches, fewer with the ties
+    n_ideals = len(list_ideals(Contracted(inst))[0])
+    assert 2 + 31 ** 3 // 2 < n_ideals < 2 + 32 ** 3
+    tr = layer_graph(0, 2, 5, training=True)
+    assert tr.n_nodes == 2 * (2 * 5 + 2) and sum(tr.backward) == 12
+    assert all(tr.colour[i] == tr.colour[i + 12] for i in range(12))
+    with pytest.raises(InstanceError, match="n_branches"):
+        layer_graph(0, 0, 5)

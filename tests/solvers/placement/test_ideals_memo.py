@@ -13,6 +13,7 @@ import pytest
 
 from splitopt.families import solve
 from splitopt.instances.placement import PlacementInstance
+from splitopt.instances.placement_gen import layer_graph
 
 
 def close(a, b, rel=1e-9):
@@ -30,50 +31,10 @@ def two_branches() -> PlacementInstance:
 
 
 def branches(seed: int) -> PlacementInstance:
-    """2-3 parallel branches of 3-7 nodes between a source and a sink, an attention-like edge from
-    branch 0 into branch 1, and (every other seed) the backward mirror with each backward node in
-    its forward node's colour class."""
+    """2-3 parallel branches of 3-7 layers, 2-4 accelerators, the training mirror every other seed."""
     rng = np.random.default_rng([seed, 2211])
-    n_br, length, k, training = int(rng.integers(2, 4)), int(rng.integers(3, 8)), int(rng.integers(2, 5)), seed % 2 == 1
-    names, acc, succ = ["src"], [0.05], {0: []}
-    ends = []
-    for b in range(n_br):
-        prev = 0
-        for i in range(length):
-            v = len(names)
-            names.append(f"b{b}.{i}")
-            acc.append(float(rng.lognormal(0.0, 0.8)))
-            succ[prev].append(v)
-            succ[v] = []
-            prev = v
-        ends.append(prev)
-    sink = len(names)
-    names.append("sink")
-    acc.append(0.3)
-    succ[sink] = []
-    for e in ends:
-        succ[e].append(sink)
-    succ[1 + length // 2].append(1 + length + length // 2)
-    n = len(names)
-    sec = [float(rng.lognormal(-1.5, 0.7)) for _ in range(n)]
-    cpu = [a * float(rng.uniform(5, 20)) for a in acc]
-    tensors = [(u, tuple(sorted(succ[u])), sec[u]) for u in range(n) if succ[u]]
-    backward, colour = [False] * n, [None] * n
-    if training:
-        colour = list(range(n))
-        preds: dict[int, list[int]] = {}
-        for u, cs, _s in tensors:
-            for c in cs:
-                preds.setdefault(c, []).append(u)
-        for v in range(n):
-            names.append(names[v] + ".grad")
-            acc.append(2 * acc[v])
-            cpu.append(2 * cpu[v])
-            backward.append(True)
-            colour.append(v)
-        tensors += [(n + c, tuple(sorted(n + u for u in ps)), sec[c]) for c, ps in preds.items()]
-    return PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(tensors), n_accelerators=k, n_cpus=1,
-                             backward=tuple(backward), colour=tuple(colour), contiguity="chain")
+    return layer_graph(seed, int(rng.integers(2, 4)), int(rng.integers(3, 8)), training=seed % 2 == 1,
+                       n_accelerators=int(rng.integers(2, 5)))
 
 
 def test_memo_keeps_partial_loads_that_cut_the_search():
@@ -97,3 +58,20 @@ def test_ideals_equals_milp_on_parallel_branches(seed):
     assert runs["dp"].info.get("dp") == "proved" or runs["dp"].info.get("proof") == "isolation bound"
     for how, r in runs.items():
         assert r.status == "optimal" and close(r.objective, m.objective, 1e-7), (how, r.objective, m.objective)
+
+
+def test_dp_gives_way_where_the_ideals_are_too_many():
+    import math
+
+    from splitopt.instances.placement_gen import operator_graph
+    from splitopt.solvers.placement.common import Contracted
+    from splitopt.solvers.placement.idealdp import list_ideals, solve_dp
+
+    # a GNMT-like grid of LSTM cells: a level of more than log2(MAX_IDEALS) incomparable cells
+    grid = operator_graph(1, "gnmt", 300, contiguity="chain")
+    assert solve_dp(grid, Contracted(grid), math.inf) is None
+    layers = layer_graph(0, 3, 31)
+    assert list_ideals(Contracted(layers), cap=1000) is None
+    # and then the search answers alone, with its bounds
+    r = solve(grid, "ideals", time_limit=5)
+    assert r.info.get("dp") != "proved" and r.bound <= r.objective
