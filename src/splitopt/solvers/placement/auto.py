@@ -19,9 +19,13 @@ The rule (:func:`plan`; every branch is tested in ``tests/solvers/placement/test
       at most :data:`IDEALS_PROBE` s, or :data:`IDEALS_PROBE` s without a limit); when it proves the
       optimum the call ends there; else its incumbent and bound start ``milp`` (chain model) with
       all the time left. Why both: the ideal search proves small and layer graphs in milliseconds
-      (BERT-24 and ResNet-50 chain), but on graphs with many incomparable ideals (the peer's GNMT
-      layer graphs, wide operator graphs) it leaves a 9-20 % gap after 300 s where the MILP with
-      the chain rows proves optimality in about 5 s.
+      (BERT-24 and ResNet-50 chain), and its DP over all ideals (:mod:`.idealdp`) proves graphs
+      of parallel branches with about 20,000 ideals in 1-2 s (three branches of 31 layers, the
+      shape of the peer's GNMT layer graphs, on which this rule's MILP left 4-5 % open after 60 s);
+      but where the ideals are too many to list (a grid of LSTM cells, wide operator graphs) the
+      search can stop with a gap, and the MILP with the chain rows then proves more (the issue
+      reports 4.5-5.3 s on the peer's GNMT layer graphs, where the search of that time left
+      9-20 % after 300 s).
    c. when the ideal search does not prove its placement, the chain local search of
       :mod:`.chainls` improves it (:data:`CHAIN_SEARCH_SHARE` of the limit, at most
       :data:`CHAIN_SEARCH` s) before it starts the MILP. Measured 2026-11-24 on the GNMT-like

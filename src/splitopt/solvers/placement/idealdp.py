@@ -115,8 +115,9 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     words = (n + 63) // 64
     nb = 8 * words
     bitset = np.frombuffer(b"".join(x.to_bytes(nb, "little") for x in masks), dtype="<u8").reshape(N, words)
-    counts = np.zeros((N, E), dtype=np.int16)
-    msize = np.zeros(E, dtype=np.int16)
+    cdt = np.int16 if n < 32_000 else np.int32
+    counts = np.zeros((N, E), dtype=cdt)
+    msize = np.zeros(E, dtype=cdt)
     sec = np.zeros(E)
     for t, (su, cm, s_, _bw) in enumerate(tensors):
         mt = cm | (1 << su)

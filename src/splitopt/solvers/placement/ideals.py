@@ -22,6 +22,18 @@ incumbent can pass through:
   least ``(a, b)`` is cut. When the root is explored to the end, the incumbent is optimal (the bound
   is the incumbent itself, up to the strict inequality: bound = value x (1 - 1e-12)).
 
+For ``max-load``, once the searches from either end have had their first short rounds
+(:data:`DP_AFTER`), the DP over *all* ideals of :mod:`.idealdp` runs with half the time left where
+the ideals can be listed (up to 200,000): vectorised, it proves graphs of parallel branches (the
+peer's GNMT layer-graph shape) 20-30x faster than this search; where it gives way (a grid of LSTM
+cells), the search goes on.
+
+Correction (2026-11-24): for ``max-load`` a fully explored state was remembered as failed for *any*
+partial load; that holds only while the partial load stays below the incumbent. A completion found
+inside it can bring the incumbent down to the partial load itself, after which the moves were cut
+because of it; the state is now remembered with its partial load then (a suboptimal chain had been
+called optimal on 4 of 400 seeded parallel-branch graphs, ``test_ideals_memo.py``).
+
 Objectives: ``max-load`` (block value ``fwd + bwd``) and ``fwd+bwd`` (block values ``(fwd, bwd)``,
 objective ``max fwd + max bwd``: the memo keeps Pareto pairs). Backward-only colour classes, which
 no ideal holds, are bracketed by two searches (:mod:`.orphans`). At a time or node limit the answer is
