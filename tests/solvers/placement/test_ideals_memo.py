@@ -75,3 +75,17 @@ def test_dp_gives_way_where_the_ideals_are_too_many():
     # and then the search answers alone, with its bounds
     r = solve(grid, "ideals", time_limit=5)
     assert r.info.get("dp") != "proved" and r.bound <= r.objective
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 3))
+def test_dp_after_the_local_search_equals_milp(seed, monkeypatch):
+    """On many ideals (``DP_NOW``; here forced on small graphs) the DP runs at once, after a short
+    chain local search: still the MILP's optimum."""
+    from splitopt.solvers.placement import ideals
+
+    monkeypatch.setattr(ideals, "DP_NOW", 1)
+    inst = branches(seed)
+    r = solve(inst, "ideals")
+    assert r.info.get("dp") == "proved" or r.info.get("proof") == "isolation bound"
+    m = solve(inst, "milp", time_limit=60)
+    assert m.status == r.status == "optimal" and close(r.objective, m.objective, 1e-7)

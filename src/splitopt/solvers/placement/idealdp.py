@@ -95,13 +95,14 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
     return masks, np.array(aw), np.array(cw), np.array(sz), np.array(us, dtype=np.int32)
 
 
-def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: float | None = None):
+def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: float | None = None, listed=None):
     """``(blocks, value)`` of the best chain below ``ub`` (``blocks``: ``(mask, on a CPU core?)`` in
     chain order; ``(None, ub)`` when nothing is below ``ub``: the incumbent is optimal), or ``None``
     when the ideals are too many or the deadline passes first. ``instance.objective`` must be
-    ``max-load``."""
+    ``max-load``. ``listed``: :func:`list_ideals` of ``con``, when the caller has it."""
     assert instance.objective == "max-load"
-    listed = list_ideals(con, deadline)
+    if listed is None:  # (else: what list_ideals returned for con)
+        listed = list_ideals(con, deadline)
     if listed is None:
         return None
     masks, aw, cw, sz, us = listed
