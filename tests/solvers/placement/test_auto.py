@@ -61,6 +61,20 @@ def test_rule_on_every_shape(objective, contiguity, kind):
     assert auto.plan(inst) == want
 
 
+def test_rule_1b_gives_the_dp_its_share_where_the_ideals_can_be_listed():
+    from splitopt.instances.placement_gen import layer_graph, operator_graph
+
+    layers = layer_graph(0, 3, 31)  # 20,738 ideals: the DP's
+    assert auto._probe("ideals", 60.0, layers) == auto.DP_SHARE * 60.0
+    assert auto._probe("ideals", None, layers) is None  # no limit: the DP to the end
+    # fwd+bwd (no DP), a grid of LSTM cells (too many ideals), backward-only classes: the probe
+    assert auto._probe("ideals", 60.0, layers.with_(objective="fwd+bwd")) == auto.IDEALS_PROBE
+    grid = operator_graph(1, "gnmt", 300, contiguity="chain")
+    assert auto._probe("ideals", 60.0, grid) == auto.IDEALS_PROBE
+    orphan = shape_case(1, "max-load", "chain", "orphan")
+    assert auto._probe("ideals", 20.0, orphan) == auto.IDEALS_SHARE * 20.0
+
+
 @pytest.mark.parametrize("objective,contiguity,kind", SHAPES)
 @pytest.mark.parametrize("seed", range(3))
 def test_auto_equals_bruteforce(seed, objective, contiguity, kind):

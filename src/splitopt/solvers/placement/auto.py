@@ -22,6 +22,8 @@ The rule (:func:`plan`; every branch is tested in ``tests/solvers/placement/test
       (BERT-24 and ResNet-50 chain), and its DP over all ideals (:mod:`.idealdp`) proves graphs
       of parallel branches with about 20,000 ideals in 1-2 s (three branches of 31 layers, the
       shape of the peer's GNMT layer graphs, on which this rule's MILP left 4-5 % open after 60 s);
+      where the ideals can be listed, the ideal step gets :data:`DP_SHARE` of the limit (its DP
+      proves 78,083 ideals in 9 s, 132,743 in 18 s);
       but where the ideals are too many to list (a grid of LSTM cells, wide operator graphs) the
       search can stop with a gap, and the MILP with the chain rows then proves more (the issue
       reports 4.5-5.3 s on the peer's GNMT layer graphs, where the search of that time left
@@ -91,6 +93,12 @@ CONVEX_SHARE = 2 / 3
 IDEALS_PROBE = 10.0
 """The most seconds the ideal branch and bound gets before the MILP takes over (rule 1b)."""
 
+DP_SHARE = 0.75
+"""The share of a time limit the ideal step gets (no :data:`IDEALS_PROBE` cap) where the ideals can
+be listed for its DP (:mod:`.idealdp`; objective max-load): exact, it needs about 0.1 ms an ideal
+(three branches of 50 layers, 78,083 ideals: 9 s; four of 20, 132,743: 18 s; measured 2026-11-24),
+where the MILP left these open at 60 s (rule 1b)."""
+
 CHAIN_SEARCH = 5.0
 """The most seconds the chain local search gets between the ideal search and the MILP (rule 1c)."""
 
@@ -118,10 +126,30 @@ def plan(instance: PlacementInstance) -> list[str]:
     return ["milp"]
 
 
-def _probe(name: str, time_limit: float | None) -> float | None:
+def _probe(name: str, time_limit: float | None, instance: PlacementInstance | None = None) -> float | None:
     if name == "milp":  # convex, before its non-contiguous relaxation (rule 2)
         return None if time_limit is None else CONVEX_SHARE * time_limit
+    if instance is not None and _dp_listable(instance, time_limit):
+        return None if time_limit is None else DP_SHARE * time_limit
     return IDEALS_PROBE if time_limit is None else min(IDEALS_PROBE, IDEALS_SHARE * time_limit)
+
+
+def _dp_listable(instance: PlacementInstance, time_limit: float | None) -> bool:
+    """Whether the ideal step's DP applies (max-load, no backward-only classes, ideals listed within
+    :data:`~.idealdp.MAX_IDEALS` and 5 % of the limit, at most 1 s)."""
+    import time
+
+    from splitopt.solvers.placement.common import Contracted
+    from splitopt.solvers.placement.idealdp import list_ideals
+
+    if instance.objective != "max-load":
+        return False
+    try:
+        con = Contracted(instance)
+    except InstanceError:
+        return False
+    share = 1.0 if time_limit is None else min(1.0, 0.05 * time_limit)
+    return list_ideals(con, time.perf_counter() + share) is not None
 
 
 def _closed(best_v: float, bound: float) -> bool:
@@ -158,8 +186,9 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
     if last:
         lim = dl.remaining()
     else:
-        lim = _probe(name, time_limit)
-        lim = lim if dl.end is None else min(lim, dl.remaining())
+        lim = _probe(name, time_limit, instance if name == "ideals" else None)
+        if dl.end is not None:
+            lim = dl.remaining() if lim is None else min(lim, dl.remaining())
         if name == "ideals" and dl.end is not None:
             # rule 1d: where the MILP could not be built in the time the probe and the chain local
             # search would leave it, the ideal search keeps that time
