@@ -47,8 +47,8 @@ def _run_costs(con: Contracted, cap: float | None, deadline: float | None = None
     import time
 
     n = con.n
-    cw = np.array([con.cpuf[s] + con.cpub[s] for s in range(n)], dtype=float)
-    aw = np.array([con.accf[s] + con.accb[s] for s in range(n)], dtype=float)
+    cw = np.array(con.cpuw, dtype=float)
+    aw = np.array(con.accw, dtype=float)
     rows, cols, wts = [], [], []
 
     def rect(r0, r1, c0, c1, w):  # rows r0..r1, columns c0..c1 (inclusive)

@@ -16,6 +16,15 @@ from splitopt.errors import InstanceError
 from splitopt.instances.placement import PlacementInstance
 
 
+def cpu_exchange(con: "Contracted") -> float:
+    """The most accelerator seconds one CPU second can take over (max over super-nodes of
+    accelerator / CPU time; ``inf`` where a super-node takes no CPU time but some accelerator time):
+    a CPU core with load ``<= U`` removes at most ``U`` times this of accelerator work."""
+    if any(c == 0 and a > 0 for a, c in zip(con.accw, con.cpuw)):
+        return math.inf
+    return max((a / c for a, c in zip(con.accw, con.cpuw) if c > 0), default=0.0)
+
+
 def bits(mask: int) -> list[int]:
     """The indices of the set bits of ``mask``, lowest first."""
     out = []
@@ -114,6 +123,8 @@ class Contracted:
         self.accb = [math.fsum(acc[i] for i in m if back[i]) for m in self.members]
         self.cpuf = [math.fsum(cpu[i] for i in m if not back[i]) for m in self.members]
         self.cpub = [math.fsum(cpu[i] for i in m if back[i]) for m in self.members]
+        self.accw = [f + b for f, b in zip(self.accf, self.accb)]  # forward + backward seconds
+        self.cpuw = [f + b for f, b in zip(self.cpuf, self.cpub)]
         self.size = [math.fsum(instance.size_bytes[i] for i in m) for m in self.members]
         self.sup = [all(instance.supported[i] for i in m) for m in self.members]
         self.tensors = []
@@ -190,8 +201,7 @@ def isolation_bound(con: Contracted, instance: PlacementInstance, *, target: flo
 
     n = con.n
     k, l_ = instance.n_accelerators, instance.n_cpus
-    accw = [con.accf[s] + con.accb[s] for s in range(n)]
-    cpuw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
+    accw, cpuw = con.accw, con.cpuw
     own = [0.0] * n
     for su, cm, sec, _bw in con.tensors:
         own[su] += sec

@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from splitopt.instances.placement import PlacementInstance
-from splitopt.solvers.placement.common import Contracted
+from splitopt.solvers.placement.common import Contracted, cpu_exchange
 
 MAX_IDEALS = 200_000
 """Most ideals listed before the DP gives way to the search of :mod:`.ideals`."""
@@ -50,8 +50,7 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
     parent): every ideal once."""
     n = con.n
     preds, succs = con.preds, con.succs
-    accw = [con.accf[s] + con.accb[s] for s in range(n)]
-    cpuw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
+    accw, cpuw = con.accw, con.cpuw
     size, unsup = con.size, [0 if con.sup[s] else 1 for s in range(n)]
     succ_list = [[t for t in range(n) if (succs[s] >> t) & 1] for s in range(n)]
     # super-nodes of one depth (longest path from a source) are pairwise incomparable, and every
@@ -143,11 +142,7 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     full = masks.index(con.full)
     total_acc = float(aw[full])
     eps = 1e-9 * max(total_acc, float(cw[full]), 1e-300)
-    accw = [con.accf[s] + con.accb[s] for s in range(n)]
-    cpuw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
-    ratio = max((a / c for a, c in zip(accw, cpuw) if c > 0), default=0.0)
-    if any(c == 0 and a > 0 for a, c in zip(accw, cpuw)):
-        ratio = math.inf
+    ratio = cpu_exchange(con)
     C, F = l_ + 1, k + 1
     U = ub * (1 - 1e-12) if math.isfinite(ub) else math.inf
     # states (c CPU cores, f accelerators) flattened to c * F + f
@@ -157,7 +152,7 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     val[0, 0] = 0.0
     # a state is dropped when its remaining accelerator work cannot fit in the accelerators left at
     # U once the CPU cores left take what they can (at most U * ratio of accelerator work each)
-    slack = np.array([(k - f) * U * (1 + 1e-12) + (l_ - c) * U * ratio if l_ > c else (k - f) * U * (1 + 1e-12)
+    slack = np.array([(k - f) * U * (1 + 1e-12) + ((l_ - c) * U * ratio if l_ > c else 0.0)
                       for c in range(C) for f in range(F)]) if math.isfinite(U) else np.full(C * F, np.inf)
     acc_src = np.array([c * F + f for c in range(C) for f in range(k)], dtype=np.int64)
     cpu_src = np.array([c * F + f for c in range(l_) for f in range(F)], dtype=np.int64)

@@ -53,7 +53,7 @@ from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import cardinality_bound, evaluate, work_bound
 from splitopt.solvers.placement.commbound import comm_work_bound
-from splitopt.solvers.placement.common import Contracted, assignment_from_blocks, isolation_bound
+from splitopt.solvers.placement.common import Contracted, assignment_from_blocks, cpu_exchange, isolation_bound
 
 
 class _Limit(Exception):
@@ -280,12 +280,9 @@ def _search(instance: PlacementInstance, con: Contracted, ub: float, node_limit:
     k, l_ = instance.n_accelerators, instance.n_cpus
     cap = instance.acc_memory_bytes
     n = con.n
-    accw = [con.accf[s] + con.accb[s] for s in range(n)]
-    cpuw = [con.cpuf[s] + con.cpub[s] for s in range(n)]
+    accw = con.accw
     total_acc = math.fsum(accw)
-    ratio = max((a / c for a, c in zip(accw, cpuw) if c > 0), default=0.0)
-    if any(c == 0 and a > 0 for a, c in zip(accw, cpuw)):
-        ratio = math.inf
+    ratio = cpu_exchange(con)
     preds, succs = con.preds, con.succs
     # descendants mask per super-node (for exclusion)
     desc = [0] * n
