@@ -78,6 +78,7 @@ from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate
 from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.placement.idealdp import listable
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds ``auto`` takes when no time limit is given (``splitopt solve FILE`` on a 2,000-node
@@ -129,27 +130,9 @@ def plan(instance: PlacementInstance) -> list[str]:
 def _probe(name: str, time_limit: float | None, instance: PlacementInstance | None = None) -> float | None:
     if name == "milp":  # convex, before its non-contiguous relaxation (rule 2)
         return None if time_limit is None else CONVEX_SHARE * time_limit
-    if instance is not None and _dp_listable(instance, time_limit):
+    if instance is not None and listable(instance, None if time_limit is None else min(1.0, 0.05 * time_limit)):
         return None if time_limit is None else DP_SHARE * time_limit
     return IDEALS_PROBE if time_limit is None else min(IDEALS_PROBE, IDEALS_SHARE * time_limit)
-
-
-def _dp_listable(instance: PlacementInstance, time_limit: float | None) -> bool:
-    """Whether the ideal step's DP applies (max-load, no backward-only classes, ideals listed within
-    :data:`~.idealdp.MAX_IDEALS` and 5 % of the limit, at most 1 s)."""
-    import time
-
-    from splitopt.solvers.placement.common import Contracted
-    from splitopt.solvers.placement.idealdp import list_ideals
-
-    if instance.objective != "max-load":
-        return False
-    try:
-        con = Contracted(instance)
-    except InstanceError:
-        return False
-    share = 1.0 if time_limit is None else min(1.0, 0.05 * time_limit)
-    return list_ideals(con, time.perf_counter() + share) is not None
 
 
 def _closed(best_v: float, bound: float) -> bool:
@@ -230,27 +213,26 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
 
 
 def _start_beside(instance: PlacementInstance, time_limit: float | None):
-    """Rule 3 on a large instance with a long enough limit: the non-contiguous relaxation's MILP in a
-    child process with the whole limit, beside the convex model (``None`` where it does not apply)."""
+    """Rule 3 with a long enough limit: the non-contiguous relaxation's MILP in a child process with
+    the whole limit, beside the convex model (``None`` where it does not apply)."""
     from splitopt.solvers.placement import guard, milp
 
-    if time_limit is None or not milp._beside(instance, time_limit):
+    if time_limit is None or time_limit < milp.BESIDE_FROM:
         return None
     return guard.Child("splitopt.solvers.placement.milp:solve", instance.with_(contiguity="none"),
-                       time_limit=time_limit - guard.START_SECONDS, polish=False)
+                       seconds=time_limit, polish=False)
 
 
 def _collect_beside(instance, child, dl, best, best_v, bound, tried):
     """Fold the relaxation running beside into (best, best_v, bound): stopped at once when the convex
-    model has proven its optimum, else waited for until the deadline (plus the child's grace)."""
+    model has proven its optimum, else waited for until the deadline (its own limit ends before)."""
     from splitopt.solvers.placement import guard
 
     if best is not None and _closed(best_v, bound):
         child.kill()
         tried.append({"method": "milp-none", "status": "stopped: the convex model closed first"})
         return best, best_v, bound
-    left = dl.remaining()  # (it runs only under a limit)
-    r = child.collect(left + guard.grace(left))
+    r = child.collect()
     if r is None:
         tried.append({"method": "milp-none", "error": child.error})
         return best, best_v, bound

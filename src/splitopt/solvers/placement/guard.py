@@ -23,11 +23,13 @@ from types import SimpleNamespace
 
 #: the model's estimated build time (s) from which the MILP runs in a child
 CHILD_FROM = 1.0
-#: grace after the solver's own limit before the child is stopped: max(GRACE_S, GRACE_SHARE x limit)
-GRACE_S, GRACE_SHARE = 0.5, 0.05
 #: seconds a child takes to start (interpreter and imports) before its job begins, measured
-#: 2026-11-24 on the 2-core machine under load: 1.1-1.5 s
+#: 2026-11-24 on the 2-core machine under load: 1.1-1.5 s (an estimate for planning only: a job's
+#: own limit is computed in the child from the wall-clock deadline, :class:`Child`)
 START_SECONDS = 1.5
+#: a job leaves max(RETURN_S, RETURN_SHARE x its time) between its own limit and the hard deadline,
+#: for the solver's overrun and for sending its answer back
+RETURN_S, RETURN_SHARE = 0.3, 0.02
 
 
 #: true in a child process of :class:`Child`: it is itself stopped at a hard deadline, so its MILP
@@ -40,9 +42,9 @@ def worth_it(build_seconds: float, time_limit: float | None) -> bool:
     return time_limit is not None and build_seconds >= CHILD_FROM and not IN_CHILD
 
 
-def grace(time_limit: float) -> float:
-    """Seconds after a job's own limit before its child is stopped."""
-    return max(GRACE_S, GRACE_SHARE * time_limit)
+def margin(seconds: float) -> float:
+    """Seconds a job of ``seconds`` leaves before its hard deadline (solver overrun, answer)."""
+    return max(RETURN_S, RETURN_SHARE * seconds)
 
 
 #: HiGHS options of the placement MILP's *tight* re-solve (:func:`splitopt.solvers.placement.milp.solve`):
@@ -58,13 +60,17 @@ def solver_options(solver: str, tight: bool) -> dict | None:
     return dict(HIGHS_OPTIONS) if tight and solver == "highs" else None
 
 
-def milp_job(instance, build_kw: dict, solver: str, time_limit, mip_gap, tight: bool = False) -> dict:
-    """Build and solve the placement MILP (:func:`~splitopt.models.placement.build_milp`); what
-    :func:`splitopt.solvers.placement.milp.solve` uses of the answer, as a dict."""
+def milp_job(instance, build_kw: dict, solver: str, mip_gap, tight: bool = False, time_limit=None) -> dict:
+    """Build and solve the placement MILP (:func:`~splitopt.models.placement.build_milp`) within
+    ``time_limit`` seconds, the build included; what :func:`splitopt.solvers.placement.milp.solve`
+    uses of the answer, as a dict."""
     from splitopt.models.placement import assignment_from_milp, build_milp
     from splitopt.solvers import exact
 
+    t0 = time.perf_counter()
     model = build_milp(instance, **build_kw)
+    if time_limit is not None:
+        time_limit = max(time_limit - (time.perf_counter() - t0), 0.05 * time_limit)
     res = exact.solve(model, solver, time_limit=time_limit, mip_gap=mip_gap, options=solver_options(solver, tight))
     a = assignment_from_milp(instance, model) if res.has_solution else None
     return {"status": res.status, "bound": res.bound, "termination": res.termination, "seconds": res.seconds,
@@ -81,7 +87,10 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process
     set_pdeathsig()
     # (run as ``-m``, this module is ``__main__``: the flag goes on the one the solvers import)
     importlib.import_module("splitopt.solvers.placement.guard").IN_CHILD = True
-    target, args, kwargs, nice = pickle.load(sys.stdin.buffer)
+    target, args, kwargs, nice, until = pickle.load(sys.stdin.buffer)
+    if until is not None:  # the job's own limit: what is left of the hard deadline, less its margin
+        left = until - time.time()
+        kwargs["time_limit"] = max(left - margin(left), 0.01)
     if nice:
         import os
 
@@ -99,9 +108,14 @@ class Child:
     """``target`` (``"module:function"``) called with ``args``/``kwargs`` in a child process, started
     at construction; :meth:`collect` waits for its answer. The payload goes through a temporary file,
     so starting never waits for the child's imports. ``nice``: the child's niceness increment (a
-    helper that should take only the CPU time the solvers leave)."""
+    helper that should take only the CPU time the solvers leave).
 
-    def __init__(self, target: str, *args, nice: int = 0, **kwargs):
+    ``seconds``: a hard deadline that many seconds from now. The job is then called with
+    ``time_limit`` = what is left of it once the child has started, less :func:`margin` (a slow
+    start costs the job, not the caller), and :meth:`collect` without a timeout waits until the
+    deadline at most: the caller's own limit holds whatever the child does."""
+
+    def __init__(self, target: str, *args, nice: int = 0, seconds: float | None = None, **kwargs):
         import os
         import pickle
         import subprocess
@@ -110,8 +124,10 @@ class Child:
 
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self.started = time.perf_counter()
+        self.until = None if seconds is None else self.started + seconds
+        until = None if seconds is None else time.time() + seconds
         with tempfile.TemporaryFile() as fh:
-            fh.write(pickle.dumps((target, args, kwargs, int(nice))))
+            fh.write(pickle.dumps((target, args, kwargs, int(nice), until)))
             fh.seek(0)
             self.proc = subprocess.Popen([sys.executable, "-m", "splitopt.solvers.placement.guard"], stdin=fh,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
@@ -126,12 +142,17 @@ class Child:
             self.proc.kill()
         self.proc.communicate()
 
-    def collect(self, timeout: float):
+    def collect(self, timeout: float | None = None):
         """The job's return value, or ``None`` when the child is still running after ``timeout``
-        seconds (it is then stopped) or failed (:attr:`error` says how)."""
+        seconds (default: at its hard deadline; it is then stopped) or failed (:attr:`error` says
+        how)."""
         import pickle
         import subprocess
 
+        if timeout is None:
+            if self.until is None:
+                raise ValueError("collect() needs a timeout for a child started without seconds")
+            timeout = self.until - time.perf_counter()
         try:
             out, _err = self.proc.communicate(timeout=max(timeout, 0.01))
         except subprocess.TimeoutExpired:
@@ -152,11 +173,10 @@ class Child:
         return got["value"]
 
 
-def solve_in_child(instance, build_kw: dict, solver: str, time_limit: float, mip_gap, hard_seconds: float,
-                   tight: bool = False):
-    """``SimpleNamespace`` of :func:`milp_job`'s answer, or ``None`` when it was stopped at
-    ``hard_seconds`` (or failed)."""
-    got = Child(f"{__name__}:milp_job", instance, build_kw, solver, time_limit, mip_gap, tight).collect(hard_seconds)
+def solve_in_child(instance, build_kw: dict, solver: str, mip_gap, seconds: float, tight: bool = False):
+    """``SimpleNamespace`` of :func:`milp_job`'s answer within ``seconds`` (a hard deadline), or
+    ``None`` when it was stopped there (or failed)."""
+    got = Child(f"{__name__}:milp_job", instance, build_kw, solver, mip_gap, tight, seconds=seconds).collect()
     return None if got is None else SimpleNamespace(**got)
 
 
@@ -164,4 +184,4 @@ if __name__ == "__main__":  # pragma: no cover
     _child_main()
 
 
-__all__ = ["Child", "milp_job", "solve_in_child", "worth_it", "grace", "CHILD_FROM", "START_SECONDS"]
+__all__ = ["Child", "milp_job", "solve_in_child", "worth_it", "margin", "CHILD_FROM", "START_SECONDS"]

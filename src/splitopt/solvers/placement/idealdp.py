@@ -94,6 +94,21 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
     return masks, np.array(aw), np.array(cw), np.array(sz), np.array(us, dtype=np.int32)
 
 
+def listable(instance: PlacementInstance, seconds: float | None = 1.0) -> bool:
+    """Whether this DP applies to ``instance`` as a chain instance: objective max-load, no
+    backward-only colour classes, and its ideals listed within :data:`MAX_IDEALS` and ``seconds``
+    (``None``: 1 s)."""
+    from splitopt.errors import InstanceError
+
+    if instance.objective != "max-load":
+        return False
+    try:
+        con = Contracted(instance.with_(contiguity="chain") if instance.contiguity != "chain" else instance)
+    except InstanceError:
+        return False
+    return list_ideals(con, time.perf_counter() + (1.0 if seconds is None else seconds)) is not None
+
+
 def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: float | None = None, listed=None):
     """``(blocks, value)`` of the best chain below ``ub`` (``blocks``: ``(mask, on a CPU core?)`` in
     chain order; ``(None, ub)`` when nothing is below ``ub``: the incumbent is optimal), or ``None``
@@ -241,4 +256,4 @@ def _block_comm(counts, cuts, cut_sec, msize, sec, I: int, J: np.ndarray) -> np.
     return cut_sec[J] + fix @ sec[ti]
 
 
-__all__ = ["list_ideals", "solve_dp", "MAX_IDEALS", "MAX_CELLS"]
+__all__ = ["list_ideals", "listable", "solve_dp", "MAX_IDEALS", "MAX_CELLS"]

@@ -23,7 +23,8 @@ incumbent can pass through:
   is the incumbent itself, up to the strict inequality: bound = value x (1 - 1e-12)).
 
 For ``max-load``, once the searches from either end have had their first short rounds
-(:data:`DP_AFTER`), the DP over *all* ideals of :mod:`.idealdp` runs with half the time left where
+(:data:`DP_AFTER`), the DP over *all* ideals of :mod:`.idealdp` runs with half the time left
+(:data:`DP_NOW_SHARE` of it on many ideals) where
 the ideals can be listed (up to 200,000): vectorised, it proves graphs of parallel branches (the
 peer's GNMT layer-graph shape) 20-30x faster than this search; where it gives way (a grid of LSTM
 cells), the search goes on.
@@ -72,6 +73,11 @@ search (:mod:`.chainls`) from the linearised DP's placement: on three branches o
 ideals) a round of 64 states of the search costs 0.13-0.38 s and leaves the incumbent 10 % above
 the optimum, where the local search is within 4-5 % in 0.05 s and the DP takes 0.4 s from 0.05 %
 above the optimum, 0.85 s from 3 %, 1.3 s from 6 % (measured 2026-11-24)."""
+
+DP_NOW_SHARE = 0.9
+"""The share of the time left the DP gets on :data:`DP_NOW` ideals or more (half of it on fewer): on
+three branches of 50 layers (78,083 ideals) it needs 9 s; with a 15 s limit and half, it gave way
+(measured 2026-11-25)."""
 
 DP_LOCAL = 0.1
 """Seconds of the chain local search before the DP on many ideals (at most 5 % of the time left)."""
@@ -157,8 +163,9 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
         if dp_pending and (len(dirs) == 1 or limit >= DP_AFTER or len(listed[0]) >= DP_NOW):
             # graphs whose ideals can be listed: the vectorised DP over all of them (:mod:`.idealdp`),
             # from the incumbent of the first rounds (or, on many ideals, of a short chain local
-            # search: the DP's windows shrink with the incumbent), with half the time left; where
-            # it gives way, the search goes on with the rest
+            # search: the DP's windows shrink with the incumbent), with half the time left, or
+            # DP_NOW_SHARE of it on many ideals (the search's rounds there rarely prove anything);
+            # where it gives way, the search goes on with the rest
             from splitopt.solvers.placement.idealdp import solve_dp
 
             dp_pending = False
@@ -171,8 +178,9 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
                 if v < ub:
                     ub, best_assign = v, a
                     info["dp_local_search"] = v
-            half = None if deadline is None else time.perf_counter() + 0.5 * (deadline - time.perf_counter())
-            res = solve_dp(instance, con, ub, half, listed=listed)
+            share = DP_NOW_SHARE if len(listed[0]) >= DP_NOW else 0.5
+            until = None if deadline is None else time.perf_counter() + share * (deadline - time.perf_counter())
+            res = solve_dp(instance, con, ub, until, listed=listed)
             info["dp"] = "no" if res is None else "proved"
             if res is not None:
                 if res[0] is not None:

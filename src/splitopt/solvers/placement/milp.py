@@ -29,7 +29,7 @@ def build_seconds(instance: PlacementInstance) -> float:
 def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left: float | None, mip_gap,
                  tight: bool = False):
     """Build and solve the MILP: in this process, or for a large model with a limit in a child
-    process stopped at ``left`` plus a grace (:mod:`.guard`); the answer as a namespace."""
+    process stopped at ``left`` seconds (:mod:`.guard`); the answer as a namespace."""
     from types import SimpleNamespace
 
     from splitopt.solvers import exact
@@ -38,7 +38,7 @@ def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left:
     if guard.worth_it(build_seconds(instance), left):
         t0 = time.perf_counter()
         child = _milp_child(instance, build_kw, solver, left, mip_gap, tight)
-        return _child_answer(child, child.collect(left + guard.grace(left)), time.perf_counter() - t0)
+        return _child_answer(child, child.collect(), time.perf_counter() - t0)
     t_build = time.perf_counter()
     model = build_milp(instance, **build_kw)
     if left is not None:  # the build counts against the limit
@@ -71,13 +71,12 @@ on a convex instance runs the non-contiguous relaxation too), the MILPs get the 
 
 
 def _milp_child(instance: PlacementInstance, build_kw: dict, solver: str, left: float, mip_gap, tight: bool = False):
-    """The MILP started in a child process (:func:`~.guard.milp_job`) that pays its start (about
-    1.5 s of imports) and the build out of ``left`` seconds."""
+    """The MILP started in a child process (:func:`~.guard.milp_job`) stopped ``left`` seconds from
+    now; it pays its start (about 1.5 s of imports) and the build out of them."""
     from splitopt.solvers.placement import guard
 
-    solver_limit = max(left - build_seconds(instance) - guard.START_SECONDS, 0.05 * left)
-    return guard.Child("splitopt.solvers.placement.guard:milp_job", instance, build_kw, solver, solver_limit,
-                       mip_gap, tight)
+    return guard.Child("splitopt.solvers.placement.guard:milp_job", instance, build_kw, solver, mip_gap, tight,
+                       seconds=left)
 
 
 def _child_answer(child, got, seconds: float):
@@ -103,13 +102,12 @@ def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left
 
     t0 = time.perf_counter()
     child = _milp_child(instance, build_kw, solver, left, mip_gap)
-    polish = guard.Child("splitopt.solvers.placement.lns:lns", instance, start, nice=LNS_NICE,
-                         time_limit=max(left - guard.START_SECONDS - 0.2, 0.0))
+    polish = guard.Child("splitopt.solvers.placement.lns:lns", instance, start, nice=LNS_NICE, seconds=left)
     polished = None
     try:
-        got = child.collect(left + guard.grace(left) - (time.perf_counter() - t0))
+        got = child.collect()
         if got is None or got.get("status") != "optimal":  # the polish counts: wait for it
-            lr = polish.collect(max(left - (time.perf_counter() - t0), 0.0) + guard.grace(left))
+            lr = polish.collect()
             polished = None if lr is None else lr.assignment
     finally:
         for c in (child, polish):
