@@ -54,15 +54,18 @@ The rule (:func:`plan`; every branch is tested in ``tests/solvers/placement/test
 
 3. ``contiguity="convex"``: the MILP of the non-contiguous relaxation (``milp-none``) also runs;
    every non-contiguous bound is a convex bound, and its smaller model often proves more in the
-   same time. On graphs of at least :data:`~.milp.BESIDE_NODES` nodes with at least
-   :data:`~.milp.BESIDE_FROM` s it runs *beside* the convex model, in a child process with the whole
-   limit (stopped as soon as the convex model closes), so the convex bound is never weaker than the
-   bound the same call computes for ``none``: measured 2026-11-24 at 60 s, the convex bound equals
+   same time. With at least :data:`~.milp.BESIDE_FROM` s it runs *beside* the convex model, in a
+   child process with the whole limit (stopped as soon as the convex model closes), so the convex
+   bound is at least the bound the non-contiguous MILP reaches in the same time (HiGHS at a time
+   limit is not deterministic: the two bounds of a ``convex`` and a ``none`` call differ by run
+   noise, 0.1-0.2 % on the layer graphs): measured 2026-11-24 at 60 s, the convex bound equals
    the non-contiguous one on the BERT-like training graphs (2.466776 ms on 1,507 nodes, was 2.420072
    against 2.465507) and the seeded BERT-like 300-node graph is proven convex in 33 s (was 4.6 %
-   open). Elsewhere (small graphs, short limits) the convex MILP gets :data:`CONVEX_SHARE` of the
-   limit, then ``milp-none`` starts from the convex incumbent with the time left; its placement
-   counts where it is convex.
+   open). Since 2026-11-25 at any size: on the 95- and 152-node layer graphs the relaxation had only
+   a third of the limit after the convex MILP, and the convex bound sat 0.13-0.16 % below the
+   non-contiguous one. With shorter limits the convex MILP gets :data:`CONVEX_SHARE` of the limit,
+   then ``milp-none`` starts from the convex incumbent with the time left; its placement counts
+   where it is convex.
 
 Every phase shares one :class:`~splitopt.solvers.deadline.Deadline`; the answer is the best
 placement found (its value from the evaluator), the largest proven bound and the status that the two
