@@ -329,3 +329,20 @@ def test_resnet50_within_a_tenth_of_a_percent_in_a_minute(contiguity):
     r = solve(inst, "milp", time_limit=60, mip_gap=1e-3)
     v = evaluate(inst, r.assignment)[0]
     assert r.status == "optimal" and r.bound <= v and v - r.bound <= 1e-3 * v
+
+
+def test_dive_without_columns_in_the_master():
+    # found by a fuzz of auto over scaled magnitudes (2026-11-25): 6 nodes, 4 accelerators, 2 CPU
+    # cores, times x 348 and tensors x 1.2e5; the dive of price-and-branch met a master without
+    # columns (argmax of an empty array, a traceback from `splitopt solve`)
+    base = generate(14, n_nodes=6, n_accelerators=4, n_cpus=2, skips=3, contiguity="none")
+    f, g = 348.22846222065016, 116048.57239257479
+    inst = base.with_(cpu_seconds=tuple(x * f for x in base.cpu_seconds),
+                      acc_seconds=tuple(x * f for x in base.acc_seconds),
+                      tensors=tuple((p, c, s * g) for p, c, s in base.tensors))
+    bf = solve(inst, "bruteforce").objective
+    for algo in ("colgen", "auto"):
+        r = solve(inst, algo, time_limit=30)
+        assert r.bound is not None and r.bound <= bf * (1 + 1e-9)
+        assert r.objective >= bf * (1 - 1e-9)
+    assert solve(inst, "auto", time_limit=30).status == "optimal"

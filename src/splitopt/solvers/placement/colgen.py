@@ -242,6 +242,8 @@ class _ColGen:
                         place[g] = rest[g] + dev if rest[g] < d.k else rest[g]
                     return place
                 lam = self.master.primal()
+                if len(lam) == 0:  # no column in the master (every node fits the CPU cores' side)
+                    return None
                 j = int(np.argmax(lam))
                 if lam[j] <= 1e-9:
                     return None
