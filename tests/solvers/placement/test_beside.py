@@ -128,7 +128,7 @@ def test_a_failing_child_is_an_error_not_a_time_limit(beside_everywhere, monkeyp
 
     real = milp._solve_beside
     monkeypatch.setattr(milp, "_solve_beside",
-                        lambda instance, build_kw, *a: real(instance, {**build_kw, "no_such_option": 1}, *a))
+                        lambda instance, build_kw, *a, **kw: real(instance, {**build_kw, "no_such_option": 1}, *a, **kw))
     r = milp.solve(inst, time_limit=20.0)
     v = evaluate(inst, r.assignment)[0]
     # (seed 5: the incumbent does not meet the combinatorial bound, so the MILP runs)
@@ -141,3 +141,31 @@ def test_a_child_runs_its_milp_itself():
     # would pay another start out of the same limit
     assert guard.worth_it(10.0, 60.0) is True
     assert guard.Child("splitopt.solvers.placement.guard:worth_it", 10.0, 60.0).collect(60.0) is False
+
+
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+def test_replacement_runs_beside_the_configuration_lp(beside_everywhere, monkeypatch, contiguity):
+    # where the configuration LP runs first, the re-placement starts beside it (its placements are
+    # poorer than the re-placement's), and the same child goes on beside the MILP
+    from splitopt.solvers.placement import colgen
+
+    monkeypatch.setattr(milp, "COLGEN_FROM", 0.0)
+    events = []
+    real_child, real_relax = guard.Child, colgen.relaxation
+
+    class Spy(real_child):
+        def __init__(self, target, *a, **kw):
+            events.append(target.rsplit(":", 1)[1])
+            super().__init__(target, *a, **kw)
+
+    monkeypatch.setattr(guard, "Child", Spy)
+    monkeypatch.setattr(colgen, "relaxation", lambda *a, **kw: events.append("colgen") or real_relax(*a, **kw))
+    inst = generate(2, n_nodes=14, n_accelerators=4, n_cpus=1, skips=4, memory=False, colours=0,
+                    contiguity=contiguity)
+    exact = solve(inst, "milp").objective  # no limit: in process, no child
+    events.clear()
+    r = milp.solve(inst, time_limit=12.0)
+    v = evaluate(inst, r.assignment)[0]
+    assert "colgen" in r.info and r.bound <= exact * (1 + 1e-9) <= v * (1 + 1e-9)
+    # (and where the MILP ran, beside the same re-placement: no second one)
+    assert events[:2] == ["lns", "colgen"] and events.count("lns") == 1, events

@@ -94,6 +94,51 @@ def test_path_dp_pricing_is_the_exact_maximum(seed):
             assert all(d.fits(S, V * (1 + 1e-9)) or not S.any() for S in sets)
 
 
+@pytest.mark.parametrize("training", (False, True))
+def test_path_dp_pricing_exact_on_a_layer_graph_with_merged_tensors(training, monkeypatch):
+    # a training graph's forward tensor and its gradient join the same two classes: one open
+    # tensor in the DP (``_merged``), the price still the maximum over every class set
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement.colgen import _PathDP
+    from splitopt.solvers.placement.pricing import _merged
+
+    monkeypatch.setattr(_PathDP, "MAX_OPEN", 8)
+    inst = layer_graph(3, 2, 6, training=training, n_accelerators=3, contiguity="none")
+    d = _Data(inst)
+    assert d.G == 14 and (len(_merged(d.tens)) < len(d.tens)) == training
+    rng = np.random.default_rng(7)
+    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+    subsets = list(_subsets(d.G))
+    for V in (0.25 * total, 0.5 * total):
+        dp = _PathDP.build(d, V)
+        assert dp is not None and dp.width <= (6 if training else 3)
+        for _ in range(2):
+            pi = rng.random(d.G)
+            want = max(math.fsum(pi[S]) for S in subsets if d.fits(S, V))
+            got, sets = dp.price(pi, ncols=3)
+            assert math.isclose(got, want, rel_tol=1e-12), (got, want)
+            assert all(d.fits(S, V * (1 + 1e-9)) for S in sets)
+
+
+def test_pricing_order_keeps_few_tensors_open(monkeypatch):
+    # depth first along branches: three parallel branches of 31 layers keep 4 tensors open (5 in
+    # networkx's default topological order, too many for the DP before 2026-11-25); training, with
+    # forward tensor and gradient merged and the forward order, 6
+    import networkx as nx
+
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    for contiguity in ("none", "convex"):
+        d = _Data(layer_graph(0, 3, 31, contiguity=contiguity))
+        assert _PathDP.build(d, 1.0).width == 4
+    d = _Data(layer_graph(0, 3, 31, training=True, contiguity="none"))
+    g = nx.DiGraph((gu, gv) for gu, gs, _s in d.tens for gv in gs)
+    assert not nx.is_directed_acyclic_graph(g)  # training classes make cycles
+    monkeypatch.setattr(_PathDP, "MAX_OPEN", 100)
+    assert _PathDP.build(d, 1.0).width == 6
+
+
 def _convex(inst, d, S):
     """Whether the nodes of the class set ``S`` are convex in the forward graph (networkx: no node
     outside is both a descendant and an ancestor of the set)."""

@@ -30,6 +30,9 @@ START_SECONDS = 1.5
 #: a job leaves max(RETURN_S, RETURN_SHARE x its time) between its own limit and the hard deadline,
 #: for the solver's overrun and for sending its answer back
 RETURN_S, RETURN_SHARE = 0.3, 0.02
+#: seconds before its hard deadline at which a child is stopped, for the caller to wrap up (score
+#: the answers, stop the other children): without it ``auto`` answered 10 ms after a 60 s limit
+WRAP_S = 0.1
 
 
 #: true in a child process of :class:`Child`: it is itself stopped at a hard deadline, so its MILP
@@ -110,7 +113,8 @@ class Child:
     so starting never waits for the child's imports. ``nice``: the child's niceness increment (a
     helper that should take only the CPU time the solvers leave).
 
-    ``seconds``: a hard deadline that many seconds from now. The job is then called with
+    ``seconds``: a hard deadline that many seconds from now (less :data:`WRAP_S`, the caller's
+    time to wrap up). The job is then called with
     ``time_limit`` = what is left of it once the child has started, less :func:`margin` (a slow
     start costs the job, not the caller), and :meth:`collect` without a timeout waits until the
     deadline at most: the caller's own limit holds whatever the child does."""
@@ -124,6 +128,8 @@ class Child:
 
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self.started = time.perf_counter()
+        if seconds is not None:
+            seconds = max(seconds - WRAP_S, 0.5 * seconds)
         self.until = None if seconds is None else self.started + seconds
         until = None if seconds is None else time.time() + seconds
         with tempfile.TemporaryFile() as fh:

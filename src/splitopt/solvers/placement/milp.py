@@ -93,7 +93,8 @@ def _child_answer(child, got, seconds: float):
                            unit=1.0, child=True)
 
 
-def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left: float, mip_gap, start):
+def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left: float, mip_gap, start,
+                  polish=None):
     """The MILP in a child process with ``left`` seconds (its start and build paid out of them) and
     :func:`~splitopt.solvers.placement.lns.lns` polishing ``start`` in another, niced
     (:data:`LNS_NICE`), until the MILP proves its answer or the time is up. Returns (the MILP's answer
@@ -102,7 +103,8 @@ def _solve_beside(instance: PlacementInstance, build_kw: dict, solver: str, left
 
     t0 = time.perf_counter()
     child = _milp_child(instance, build_kw, solver, left, mip_gap)
-    polish = guard.Child("splitopt.solvers.placement.lns:lns", instance, start, nice=LNS_NICE, seconds=left)
+    if polish is None:  # (else started before, with the configuration LP, and running until the same end)
+        polish = guard.Child("splitopt.solvers.placement.lns:lns", instance, start, nice=LNS_NICE, seconds=left)
     polished = None
     try:
         got = child.collect()
@@ -157,6 +159,12 @@ COLGEN_SHARE = 0.85
 MILP (capped by its placement, bounded below by its proof) gets the rest."""
 
 
+COLGEN_MAX_CLASSES = 400
+"""The most colour classes on which :func:`solve` starts with the configuration LP: its DP pricing
+grows with them, and on the seeded BERT-like 2,078-node graph (969 classes, 4 tensors open) 50 s of
+it gave 969 columns and a bound (7.063 ms) below the MILP's (7.136 ms); measured 2026-11-25."""
+
+
 def _colgen_applies(instance: PlacementInstance, value: float) -> bool:
     """Whether the configuration LP of :mod:`.colgen` is priced by its DP here (accelerators,
     few tensors open along a topological order, memory not binding). For ``convex`` contiguity its
@@ -166,7 +174,8 @@ def _colgen_applies(instance: PlacementInstance, value: float) -> bool:
 
     if instance.contiguity == "chain" or instance.n_accelerators == 0 or not math.isfinite(value):
         return False
-    return _PathDP.build(_Data(instance), value) is not None
+    d = _Data(instance)
+    return d.G <= COLGEN_MAX_CLASSES and _PathDP.build(d, value) is not None
 
 
 def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float | None = None,
@@ -230,6 +239,7 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     if inc is not None and inc_val <= lb * (1 + 1e-12):
         return proven()
     polish = polish and instance.contiguity != "chain" and inc is not None
+    early = None  # the re-placement, started beside the configuration LP
     if polish and time_limit is not None and time_limit >= COLGEN_FROM and _colgen_applies(instance, inc_val):
         # the configuration LP first: a bound that sees communication (and, for convex, the
         # convexity of every device) with price-and-branch placements; it often closes the gap
@@ -237,7 +247,15 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
         # stalls), else its bound and placement start the MILP
         from splitopt.solvers.placement import colgen
 
-        rest = COLGEN_SHARE * (time_limit - (time.perf_counter() - t0))
+        from splitopt.solvers.placement import guard
+
+        spare = time_limit - (time.perf_counter() - t0)
+        if _beside(instance, spare):
+            # the exact re-placement polishes the incumbent on the second core meanwhile, until the
+            # end (the LP's own placements are poorer: three branches of 50 layers, non-contiguous,
+            # 33.29 ms where the re-placement beside the MILP had reached 32.93 ms)
+            early = guard.Child("splitopt.solvers.placement.lns:lns", instance, inc, nice=LNS_NICE, seconds=spare)
+        rest = COLGEN_SHARE * spare
         # no mip_gap asks for an exact answer: the LP then aims 1e-6 below the incumbent (it never
         # proves an exact optimum; its bound and placement start the MILP)
         r = colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-6, incumbent=inc)
@@ -248,7 +266,21 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
         if r.bound is not None and r.bound > lb:
             lb = lbs["colgen"] = r.bound
         if inc_val - lb <= (mip_gap or 0.0) * inc_val + 1e-12 * inc_val:
+            if early is not None:
+                early.kill()
             return proven()
+    try:
+        return _milp_phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, early, inc, inc_val,
+                           inc_src, lb, lbs, info, proven)
+    finally:
+        if early is not None and not early.done():
+            early.kill()
+
+
+def _milp_phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, early, inc, inc_val, inc_src, lb, lbs,
+                info, proven):
+    """The MILP part of :func:`solve`, from its incumbent ``inc`` and bound ``lb``; ``early``: the
+    re-placement child started beside the configuration LP, or ``None``."""
     if time_limit is not None and inc is not None:
         spare = time_limit - (time.perf_counter() - t0)
         spare *= 0.6 if polish and not _beside(instance, spare) else 1.0
@@ -258,6 +290,10 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
             info.update(solution_from=inc_src, milp="skipped: the limit is shorter than the model's build")
             if inc_val <= lb * (1 + 1e-12):
                 return proven()
+            got = None if early is None else early.collect()
+            if got is not None and evaluate(instance, got.assignment)[0] < inc_val:
+                inc, inc_val = got.assignment, evaluate(instance, got.assignment)[0]
+                info["solution_from"] = "lns"
             return AlgoResult(inc, status="time_limit", bound=min(lb, inc_val), info=info)
     # one time limit for the whole call: the solver gets what the incumbent phase (at most a
     # fifth) and the configuration LP left; for convex/none either all of it in a child process
@@ -267,11 +303,14 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     build_kw = dict(symmetry=symmetry, incumbent=inc_val if inc is not None else None, lower_bound=lb)
     beside = polish and left is not None and _beside(instance, left)
     if beside:
-        res, polished = _solve_beside(instance, build_kw, solver, left, mip_gap, inc)
+        res, polished = _solve_beside(instance, build_kw, solver, left, mip_gap, inc, polish=early)
     else:
         polished = None
         res = _solve_model(instance, build_kw, solver, None if left is None else left * (0.6 if polish else 1.0),
                            mip_gap)
+        if early is not None and res.status != "optimal":  # the re-placement beside the LP, to its end
+            got = early.collect()
+            polished = None if got is None else got.assignment
     res = _tighten(instance, res, build_kw, solver, mip_gap, lb,
                    None if time_limit is None else time_limit - (time.perf_counter() - t0))
     unit = res.unit
