@@ -152,9 +152,10 @@ def _convex(inst, d, S):
     return not (down & up)
 
 
+@pytest.mark.parametrize("training", (False, True))
 @pytest.mark.parametrize("cpu", (False, True))
 @pytest.mark.parametrize("seed", range(10))
-def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed, cpu):
+def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed, cpu, training):
     # contiguity "convex", one node per class, inference: the DP prices convex sets only (its codes
     # carry whether a producer is reachable from S), so its maximum is the maximum over the convex
     # sets that fit, by enumeration; a path through a class outside S between two classes in S
@@ -164,10 +165,13 @@ def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed, cpu)
 
     from splitopt.solvers.placement.colgen import _PathDP
 
-    inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=4, memory=False, colours=0,
-                    unsupported=1 if cpu else seed % 2, contiguity="convex")
+    # training (since 2026-11-25): a class pairs a forward node with its backward node; the forward
+    # edges carry convexity, the backward tensors cost only
+    inst = generate(seed, n_nodes=6 if training else 9, n_accelerators=2, n_cpus=1, skips=4 if not training else 2,
+                    memory=False, colours=0, unsupported=1 if cpu else seed % 2, contiguity="convex",
+                    training=training)
     d = _Data(inst)
-    assert d.convex_tens is not None and d.cpu_sets
+    assert d.convex_tens is not None and d.cpu_sets and (training or not d.cost_tens)
     rng = np.random.default_rng(seed)
 
     def fits(S, V):
@@ -195,11 +199,13 @@ def test_convex_path_dp_pricing_is_the_exact_maximum_over_convex_sets(seed, cpu)
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_convex_bound_below_the_convex_optimum(seed):
-    # convex contiguity, inference, one node per class: the convex configuration LP (accelerator
-    # and CPU sets convex) never proves the brute-force optimum, and its bound stays below it
-    inst = generate(seed, n_nodes=7, n_accelerators=2, n_cpus=1, skips=3, memory=False, colours=0,
-                    contiguity="convex")
+@pytest.mark.parametrize("training", (False, True))
+def test_convex_bound_below_the_convex_optimum(seed, training):
+    # convex contiguity, one forward node per class (inference, or training: with its backward
+    # node): the convex configuration LP (accelerator and CPU sets convex) never proves the
+    # brute-force optimum, and its bound stays below it
+    inst = generate(seed, n_nodes=5 if training else 7, n_accelerators=2, n_cpus=1, skips=3, memory=False,
+                    colours=0, contiguity="convex", training=training)
     assert _Data(inst).cpu_sets
     opt = solve(inst, "bruteforce").objective
     assert prove_above(inst, opt)[0] != "proven"
@@ -230,11 +236,13 @@ def test_convex_cpu_sets_prove_more_than_cpu_fractions_somewhere():
     assert stronger >= 1
 
 
-def test_convex_pricing_only_where_classes_are_single_nodes():
-    # class-level convexity is stricter than node-level for a class of several nodes: such
-    # instances (and training graphs) are priced without convexity (a relaxation, still a bound)
+def test_convex_pricing_only_where_classes_hold_one_forward_node():
+    # class-level convexity is stricter than node-level for a class of several forward nodes: such
+    # instances are priced without convexity (a relaxation, still a bound); a training graph's
+    # classes (a forward node and its backward node) are priced convex
     assert _Data(generate(1, n_nodes=8, colours=2, contiguity="convex")).convex_tens is None
-    assert _Data(generate(1, n_nodes=6, training=True, colours=0, contiguity="convex")).convex_tens is None
+    assert _Data(generate(1, n_nodes=8, colours=2, training=True, contiguity="convex")).convex_tens is None
+    assert _Data(generate(1, n_nodes=6, training=True, colours=0, contiguity="convex")).convex_tens is not None
     assert _Data(generate(1, n_nodes=8, colours=0, contiguity="none")).convex_tens is None
 
 

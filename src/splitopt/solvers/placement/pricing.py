@@ -30,18 +30,33 @@ class _Data:
         self.tens = [(gu, gs, float(sec)) for gu, gs, sec, _b in class_tensors(instance)[1]]
         self.k, self.l = instance.n_accelerators, instance.n_cpus
         self.cap = instance.acc_memory_bytes
-        # contiguity "convex" with one node per class and no backward nodes: the DP prices convex
-        # sets only, over every forward edge (tensors of zero seconds too: they carry paths). Else
-        # the pricing ignores convexity: the LP is a relaxation of the convex problem, still a bound
+        # contiguity "convex" with at most one forward node per class (a training graph's classes
+        # pair a forward node with its backward nodes): the DP prices convex sets only, over every
+        # forward edge (tensors of zero seconds too: they carry paths), each tensor's seconds on
+        # the forward tensor with the same member classes, else on a tensor of cost only
+        # (:attr:`cost_tens`: a backward tensor). Else the pricing ignores convexity: the LP is a
+        # relaxation of the convex problem, still a bound
         self.convex_tens = None
-        if (instance.contiguity == "convex" and not any(instance.backward)
-                and all(len(c) == 1 for c in cls)):
-            cls_of = {c[0]: g for g, c in enumerate(cls)}
-            self.convex_tens = []
-            for u, cons, sec in instance.tensors:
-                gs = sorted({cls_of[c] for c in cons} - {cls_of[u]})
+        self.cost_tens: list = []
+        back = instance.backward
+        if instance.contiguity == "convex" and all(sum(not back[i] for i in c) <= 1 for c in cls):
+            cls_of = {i: g for g, c in enumerate(cls) for i in c}
+            conv, by_set = [], {}
+            for u, cons, _sec in instance.tensors:
+                if back[u]:
+                    continue
+                gs = sorted({cls_of[c] for c in cons if not back[c]} - {cls_of[u]})
                 if gs:
-                    self.convex_tens.append((cls_of[u], gs, max(float(sec), 0.0)))
+                    t = [cls_of[u], gs, 0.0]
+                    conv.append(t)
+                    by_set.setdefault(frozenset((t[0], *gs)), t)
+            for gu, gs, sec in _merged(self.tens):
+                t = by_set.get(frozenset((gu, *gs)))
+                if t is not None:
+                    t[2] += sec
+                else:
+                    self.cost_tens.append((gu, gs, sec))
+            self.convex_tens = [tuple(t) for t in conv]
         # with convex pricing the CPU cores are columns too (convex sets of CPU time <= V), priced
         # by the same DP, instead of fractions under a capacity row: their sets must be convex
         self.cpu_sets = self.convex_tens is not None and self.l > 0
@@ -198,7 +213,12 @@ class _PathDP:
 
     def __init__(self, d: _Data, V: float, order: list[int], convex: bool = False, cpu: bool = False):
         self.d, self.V, self.G, self.convex = d, V, d.G, convex
-        tens = d.convex_tens if convex else _merged(d.tens)
+        if convex:  # the forward tensors (convexity and cost), then those of cost only (none on CPU)
+            tens = list(d.convex_tens) + ([] if cpu else list(d.cost_tens))
+            cost_only = [False] * len(d.convex_tens) + [True] * (len(tens) - len(d.convex_tens))
+        else:
+            tens = _merged(d.tens)
+            cost_only = [True] * len(tens)
         # cpu: sets for a CPU core (CPU time, no communication: data is in host memory)
         self.w = d.cpu if cpu else d.acc
         self.cap = V * (1 + 1e-9)
@@ -224,7 +244,8 @@ class _PathDP:
             cur = open_ + [t for t in touch[g] if first[t] == g]
             where = {t: j for j, t in enumerate(cur)}
             keep = [j for j, t in enumerate(cur) if last[t] != g]
-            self.steps.append((g, len(open_), len(cur), [where[t] for t in touch[g]], keep, self.sec[cur]))
+            self.steps.append((g, len(open_), len(cur), [where[t] for t in touch[g]], keep, self.sec[cur],
+                               [cost_only[t] for t in cur]))
             open_ = [cur[j] for j in keep]
             self.width = max(self.width, len(cur))
 
@@ -285,11 +306,11 @@ class _PathDP:
             return plan
         codes = [()]
         plan = []
-        for g, nb, ncur, touching, keep, secs in self.steps:
+        for g, nb, ncur, touching, keep, secs, kinds in self.steps:
             groups: dict = {}
             for si, code in enumerate(codes):
                 for x in ((0, 1) if self.allowed[g] else (0,)):
-                    t = self._convex_move(code, x, nb, ncur, touching, secs) if self.convex else \
+                    t = self._convex_move(code, x, nb, ncur, touching, secs, kinds) if self.convex else \
                         self._move(code, x, nb, ncur, touching, secs)
                     if t is not None:
                         c, add = t
@@ -316,8 +337,9 @@ class _PathDP:
         return c, add
 
     @staticmethod
-    def _convex_move(code, x, nb, ncur, touching, secs):
-        """:meth:`_move` for convex sets (order topological, so a tensor opens at its producer).
+    def _convex_move(code, x, nb, ncur, touching, secs, kinds):
+        """:meth:`_move` for convex sets (order topological, so a forward tensor opens at its
+        producer; ``kinds[j]``: tensor ``j`` carries cost only, coded as in :meth:`_move`).
         Codes: producer outside and not reachable from ``S`` (0: no consumer inside; 2: some, paid),
         producer inside (1: no consumer outside; 3: some, paid), producer outside but reachable from
         ``S`` (4, *tainted*: no consumer may join ``S``, or a path would leave it and re-enter). A
@@ -330,6 +352,11 @@ class _PathDP:
             if j >= nb:
                 continue
             st = c[j]
+            if kinds[j]:
+                if st != 2 and st != x:
+                    c[j] = 2
+                    add += secs[j]
+                continue
             if st == 4:
                 if x:
                     return None
@@ -344,7 +371,7 @@ class _PathDP:
                 c[j] = 2
                 add += secs[j]
         for j in range(nb, ncur):
-            c[j] = 1 if x else (4 if tainted else 0)
+            c[j] = x if kinds[j] else (1 if x else (4 if tainted else 0))
         return c, add
 
     def price(self, pi: np.ndarray, ncols: int = 1, deadline: float | None = None):
