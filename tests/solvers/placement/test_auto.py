@@ -128,6 +128,27 @@ def test_hand_over_incumbent_and_bound(monkeypatch):
     assert [t["method"] for t in r.info["tried"]] == ["ideals", "chain-search", "milp"]
 
 
+def test_no_step_starts_after_the_deadline(monkeypatch):
+    # the chain local search after the ideal search overruns the deadline: the MILP is not started
+    # (it overran a 3 s limit by 75 ms so), the placement found is the answer
+    from splitopt.solvers.placement import chainls, ideals, milp
+
+    inst = generate(4, n_nodes=6, n_accelerators=2, n_cpus=1, contiguity="chain")
+    poor = ["cpu0"] * inst.n_nodes
+    monkeypatch.setattr(ideals, "solve", lambda *a, **kw: AlgoResult(poor, status="time_limit", bound=0.0))
+
+    def slow(instance, a, time_limit=None):
+        time.sleep(time_limit + 0.05)
+        return a
+
+    monkeypatch.setattr(chainls, "chain_search", slow)
+    monkeypatch.setattr(auto, "CHAIN_SEARCH_SHARE", 1.0)
+    monkeypatch.setattr(milp, "solve", lambda *a, **kw: pytest.fail("the MILP started after the deadline"))
+    r = solve(inst, "auto", time_limit=2.0)
+    assert r.status == "time_limit" and [t["method"] for t in r.info["tried"]] == ["ideals", "chain-search"]
+    assert evaluate(inst, r.assignment)[0] == evaluate(inst, poor)[0]
+
+
 def test_auto_keeps_its_time_limit():
     from splitopt.instances.placement_gen import operator_graph
 
@@ -310,3 +331,19 @@ def test_auto_proves_where_highs_tolerance_left_a_hair(seed, contiguity):
     r = solve(inst, "auto", time_limit=30)
     assert r.status == "optimal" and close(r.objective, bf) and r.bound <= r.objective * (1 + 1e-12)
     assert r.objective - r.bound <= 1e-9 * r.objective
+
+
+def test_time_the_milp_cannot_use_goes_to_the_replacement(monkeypatch):
+    # a model too large to build within the limit (forced here): the MILP is skipped and the exact
+    # re-placement polishes the incumbent with that time; never worse than the incumbent phase
+    from splitopt.solvers.placement import milp
+
+    inst = generate(3, n_nodes=9, n_accelerators=3, n_cpus=1, skips=3, contiguity="none")
+    monkeypatch.setattr(milp, "build_seconds", lambda instance: 1e6)
+    monkeypatch.setattr(milp, "_incumbent", lambda instance, lim: (["cpu0"] * instance.n_nodes,
+                                                                    evaluate(instance, ["cpu0"] * instance.n_nodes)[0]))
+    r = milp.solve(inst, time_limit=4.0)
+    v = evaluate(inst, r.assignment)[0]
+    assert "skipped" in r.info["milp"] and r.info["solution_from"] == "lns"
+    assert v < evaluate(inst, ["cpu0"] * inst.n_nodes)[0] and r.bound <= v
+    assert v >= solve(inst, "bruteforce").objective * (1 - 1e-9)

@@ -103,6 +103,9 @@ be listed for its DP (:mod:`.idealdp`; objective max-load): exact, it needs abou
 (three branches of 50 layers, 78,083 ideals: 9 s; four of 20, 132,743: 18 s; measured 2026-11-24),
 where the MILP left these open at 60 s (rule 1b)."""
 
+WRAP_S, WRAP_SHARE = 0.25, 0.03
+"""The steps' deadline is the limit less min(WRAP_S, WRAP_SHARE x limit)."""
+
 CHAIN_SEARCH = 5.0
 """The most seconds the chain local search gets between the ideal search and the MILP (rule 1c)."""
 
@@ -215,15 +218,16 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
     return best, best_v, bound, False
 
 
-def _start_beside(instance: PlacementInstance, time_limit: float | None):
+def _start_beside(instance: PlacementInstance, time_limit: float | None, dl: Deadline):
     """Rule 3 with a long enough limit: the non-contiguous relaxation's MILP in a child process with
-    the whole limit, beside the convex model (``None`` where it does not apply)."""
+    the whole limit (to the steps' deadline ``dl``), beside the convex model (``None`` where it does
+    not apply)."""
     from splitopt.solvers.placement import guard, milp
 
     if time_limit is None or time_limit < milp.BESIDE_FROM:
         return None
     return guard.Child("splitopt.solvers.placement.milp:solve", instance.with_(contiguity="none"),
-                       seconds=time_limit, polish=False)
+                       seconds=dl.remaining(), polish=False)
 
 
 def _collect_beside(instance, child, dl, best, best_v, bound, tried):
@@ -252,15 +256,20 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
                 "SECONDS to change it, --time-limit inf for none)")
     elif math.isinf(time_limit):
         time_limit = None
-    dl = Deadline(time_limit)
+    # the steps end a little before the limit: each may overrun its own by a few checks (the ideal
+    # search and the chain local search by 35 ms each on a 6,083-node graph), and the answer is
+    # scored and handed back after them
+    dl = Deadline(None if time_limit is None else time_limit - min(WRAP_S, WRAP_SHARE * time_limit))
     steps = plan(instance)
     best, best_v, bound = None, math.inf, -math.inf
     tried: list[dict] = []
-    relax = _start_beside(instance, time_limit) if "milp-none" in steps else None
+    relax = _start_beside(instance, time_limit, dl) if "milp-none" in steps else None
     try:
         for i, name in enumerate(steps):
             if name == "milp-none" and relax is not None:
                 break  # it runs beside (rule 3)
+            if best is not None and dl.over():
+                break  # (a step started at the limit overran it by 75 ms)
             last = i == len(steps) - 1 or relax is not None
             best, best_v, bound, done = _step(instance, name, last, time_limit, dl, best, best_v, bound, tried)
             if done:

@@ -299,6 +299,19 @@ def _milp_phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, ear
             if got is not None and evaluate(instance, got.assignment)[0] < inc_val:
                 inc, inc_val = got.assignment, evaluate(instance, got.assignment)[0]
                 info["solution_from"] = "lns"
+            rest = time_limit - (time.perf_counter() - t0)
+            if polish and early is None and 0.8 * rest - 0.3 > 0.2:
+                # the time the MILP cannot use goes to the re-placement, in this process (it
+                # overruns its limit by up to 0.4 s on 6,083 nodes: it gets 0.8 of the rest less
+                # 0.3 s). The BERT-like 4,000-node training graph, non-contiguous, 3 s: 0.661 ms
+                # (98.5 % open) -> 0.19 ms
+                from splitopt.solvers.placement.lns import lns
+
+                la = lns(instance, inc, time_limit=0.8 * rest - 0.3).assignment
+                lv = evaluate(instance, la)[0]
+                if lv < inc_val:
+                    inc, inc_val = la, lv
+                    info["solution_from"] = "lns"
             return AlgoResult(inc, status="time_limit", bound=min(lb, inc_val), info=info)
     # one time limit for the whole call: the solver gets what the incumbent phase (at most a
     # fifth) and the configuration LP left; for convex/none either all of it in a child process
