@@ -233,7 +233,6 @@ def _start_beside(instance: PlacementInstance, time_limit: float | None, dl: Dea
 def _collect_beside(instance, child, dl, best, best_v, bound, tried):
     """Fold the relaxation running beside into (best, best_v, bound): stopped at once when the convex
     model has proven its optimum, else waited for until the deadline (its own limit ends before)."""
-    from splitopt.solvers.placement import guard
 
     if best is not None and _closed(best_v, bound):
         child.kill()

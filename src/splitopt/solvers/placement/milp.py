@@ -250,9 +250,7 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
         # convexity of every device) with price-and-branch placements; it often closes the gap
         # alone (ResNet-50 convex in 1-2 s, non-contiguous in 26-30 s, where the MILP's bound
         # stalls), else its bound and placement start the MILP
-        from splitopt.solvers.placement import colgen
-
-        from splitopt.solvers.placement import guard
+        from splitopt.solvers.placement import colgen, guard
 
         spare = time_limit - (time.perf_counter() - t0)
         if _beside(instance, spare):
