@@ -21,17 +21,21 @@ Lagrangian (Farley) bound: for covering duals ``pi >= 0`` and ``u >= max_S pi(S)
 pricing, or the pricing MILP's *dual bound*), ``L = sum(pi/u) - max{(pi/u) y : y in Y}`` (the CPU
 part: a fractional knapsack, solved exactly) is at most the LP optimum; ``L > k`` proves ``V``.
 
-Convex contiguity (the peer's IP model; ours): where every class is one node and there are no
-backward nodes, the columns are *convex* sets (no forward path leaves ``S`` and re-enters it) and
+Convex contiguity (the peer's IP model; ours): where every class holds at most one forward node
+(inference graphs of single-node classes; since 2026-11-25 also training graphs, whose classes pair
+a forward node with its backward nodes: convexity is a property of a device's forward nodes, the
+backward tensors then carry cost only), the columns are *convex* sets (no forward path leaves ``S`` and re-enters it) and
 the CPU cores are columns too: convex sets ``C`` of CPU time ``<= V`` (the evaluator asks every
 device, CPU cores included, to be convex), at most ``l`` of them, instead of the fractions ``y``.
 A convex placement of value ``<= V`` gives ``k`` accelerator and ``l`` CPU columns, so with
 ``rho >= max_C pi(C)`` the CPU part of ``L`` is at most ``min(knapsack, l rho / u)``. Elsewhere the
 pricing ignores convexity: the LP is then a relaxation of the convex problem, still a bound.
 
-Pricing (``max pi(S)`` over the columns): :class:`_PathDP`, an exact dynamic program along a
-topological order of the classes (Pareto fronts of (load, profit) per state of the open tensors;
-ResNet-50 keeps at most 3 open), its steps merged by a compiled kernel (:func:`_dp_step`, numba:
+Pricing (``max pi(S)`` over the columns): :class:`_PathDP`, an exact dynamic program along an
+order of the classes (Pareto fronts of (load, profit) per state of the open tensors, at most 6;
+ResNet-50 keeps at most 3 open; the order that keeps the fewest of a few, topological ones for
+convex sets; tensors of the same member classes merged, since 2026-11-25: layer graphs of three
+parallel branches keep 4 open, their training graphs 6), its steps merged by a compiled kernel (:func:`_dp_step`, numba:
 40-150 ms a pricing on ResNet-50, 40 columns each, against 0.3-0.6 s for the numpy version and 1-4
 s for a MILP), where memory cannot bind; else a MILP (:class:`_Pricer`, knapsack rows with the
 in/out tensor rows of :func:`~splitopt.models.placement.build_milp` for one device). For
