@@ -259,8 +259,12 @@ class HighsMatrix:
         h, hs = self.highs, self._hs
         S = hs.HighsModelStatus
         if isolate and self.time_limit is not None:
+            # HiGHS's own limit ends a margin before the caller's, and the child is killed at the
+            # caller's limit (was: killed a "grace" after it; a 20,000-layer split MILP with 5 s
+            # took 5.26 s, 2026-11-25)
             tl = float(self.time_limit)
-            o = run_isolated(self.lp, self.options, time.monotonic() + tl, 0.25 * max(1.0, 0.1 * tl), self.tee)
+            margin = min(0.25 * max(1.0, 0.1 * tl), 0.5 * tl)
+            o = run_isolated(self.lp, self.options, time.monotonic() + tl - margin, margin, self.tee)
             if o.ms is None or o.ms < 0:
                 return MatrixResult("time_limit" if o.ms is None else "error", o.term, None, None, None, o.term)
             ms = S(o.ms)

@@ -9,7 +9,8 @@ No option (symmetry detection off, probing off) and no interrupt callback reache
 child process can always be stopped: :func:`run_isolated` writes the model's arrays to a temporary
 ``.npz``, starts ``python -c CHILD`` (which builds the same ``HighsLp``, sets the same options and
 HiGHS's own time limit to what is left of the deadline), and kills it ``grace`` seconds after the
-deadline. A killed run is status ``time_limit`` with no solution; the caller returns its own best
+deadline (:meth:`HighsMatrix.solve` puts the deadline a margin before the caller's limit and the
+kill at the limit, since 2026-11-25). A killed run is status ``time_limit`` with no solution; the caller returns its own best
 incumbent and bound.
 
 Used by :meth:`HighsMatrix.solve` when asked (``isolate=True``), which the front door
