@@ -82,3 +82,20 @@ def test_solve_without_algorithm_on_every_data_file():
         assert sol["objective"] == evaluate(io.load(path), sol["assignment"])[0]
         assert sol["bound"] is None or sol["bound"] <= sol["objective"] * (1 + 1e-9)
 
+
+
+def test_bnb_ends_before_the_limit(monkeypatch):
+    # bnb checks its deadline between phases (300 layers on 12 nodes: up to 65 ms past it): auto
+    # gives it the limit less a wrap-up margin, so the call ends within the limit
+    seen = []
+    real = bnb.solve
+
+    def spy(instance, time_limit=None, **kw):
+        seen.append(time_limit)
+        return real(instance, time_limit=time_limit, **kw)
+
+    monkeypatch.setattr(bnb, "solve", spy)
+    big = generate(1, n_layers=300, n_nodes=12)  # L N^2 above MILP_MAX_SIZE: bnb alone
+    assert auto.rule(big) == ["bnb"]
+    solve(big, "auto", time_limit=2.0)
+    assert seen and 2.0 - auto.WRAP_S <= seen[0] <= 2.0 * (1 - auto.WRAP_SHARE) + 1e-9
