@@ -327,13 +327,32 @@ def evaluate(instance: Any, assignment: Any) -> tuple[float, dict]:
 def solve(instance: Any, algorithm: str | None = None, **options) -> Solution:
     """Run ``algorithm`` (default: the family's default) and evaluate its assignment.
 
-    ``options`` are passed as given (an unknown keyword is the algorithm's error to raise). The
-    returned objective comes from the evaluator, never from the algorithm's bookkeeping.
+    ``options`` are passed as given; one the algorithm does not take is an
+    :class:`~splitopt.errors.InstanceError` naming it and the algorithms that take it (as the CLI
+    says it), not a ``TypeError``. The returned objective comes from the evaluator, never from the
+    algorithm's bookkeeping.
     """
     fam = family_of(instance)
     algo = fam.algorithm(algorithm)
     t0 = time.perf_counter()
-    out = algo.func(instance, **options)
+    try:
+        out = algo.func(instance, **options)
+    except TypeError as exc:
+        # raised by the call itself (the arguments did not bind in Algorithm.func's call), not from
+        # inside the algorithm
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is None or tb.tb_frame.f_code is not Algorithm.func.__code__:
+            raise
+        bad = [k for k in options if f"'{k}'" in str(exc)]
+        if not bad:
+            raise
+        from splitopt.errors import InstanceError
+
+        takers = ", ".join(n for n, x in fam.algorithms.items() if x.option(bad[0]) is not None) or "none"
+        raise InstanceError(bad[0], f"is not an option of algorithm {algo.name!r} (algorithms that take it: "
+                                    f"{takers})") from None
     seconds = time.perf_counter() - t0
     res = out if isinstance(out, AlgoResult) else AlgoResult(out, status="ok")
     try:
