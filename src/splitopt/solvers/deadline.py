@@ -20,6 +20,13 @@ from splitopt.errors import SolverFailed, check_number
 MIN_REMAINING = 1e-3
 
 
+def wrapped(time_limit: float | None, share: float, most: float = 0.25) -> float | None:
+    """``time_limit`` less ``min(most, share x time_limit)``: the deadline of an algorithm's steps,
+    which each may end a check late, leaving time to score and hand back the answer within the
+    limit (``None``: no limit)."""
+    return None if time_limit is None else time_limit - min(most, share * time_limit)
+
+
 class Deadline:
     """``Deadline(time_limit)``: ``time_limit`` seconds from now, or never when ``None``.
 

@@ -80,7 +80,7 @@ from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate
-from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.deadline import Deadline, wrapped
 from splitopt.solvers.placement.idealdp import listable
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -258,7 +258,7 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
     # the steps end a little before the limit: each may overrun its own by a few checks (the ideal
     # search and the chain local search by 35 ms each on a 6,083-node graph), and the answer is
     # scored and handed back after them
-    dl = Deadline(None if time_limit is None else time_limit - min(WRAP_S, WRAP_SHARE * time_limit))
+    dl = Deadline(wrapped(time_limit, WRAP_SHARE, WRAP_S))
     steps = plan(instance)
     best, best_v, bound = None, math.inf, -math.inf
     tried: list[dict] = []

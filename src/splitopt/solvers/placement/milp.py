@@ -283,6 +283,21 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
             early.kill()
 
 
+def _better(instance, a, v, other):
+    """``(placement, value, True)`` for ``other`` where the evaluator scores it below ``v``, else
+    ``(a, v, False)``."""
+    ov = evaluate(instance, other)[0]
+    return (list(other), ov, True) if ov < v else (a, v, False)
+
+
+def _replaced(instance, a, v, seconds: float):
+    """:func:`_better` for the exact pair/triple re-placement (:func:`~.lns.lns`) of ``a`` in this
+    process, within ``seconds``."""
+    from splitopt.solvers.placement.lns import lns
+
+    return _better(instance, a, v, lns(instance, a, time_limit=seconds).assignment)
+
+
 def _milp_phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, early, inc, inc_val, inc_src, lb, lbs,
                 info, proven):
     """The MILP part of :func:`solve`, from its incumbent ``inc`` and bound ``lb``; ``early``: the
@@ -297,22 +312,18 @@ def _milp_phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, ear
             if inc_val <= lb * (1 + 1e-12):
                 return proven()
             got = None if early is None else early.collect()
-            if got is not None and evaluate(instance, got.assignment)[0] < inc_val:
-                inc, inc_val = got.assignment, evaluate(instance, got.assignment)[0]
-                info["solution_from"] = "lns"
+            better = False
+            if got is not None:
+                inc, inc_val, better = _better(instance, inc, inc_val, got.assignment)
             rest = time_limit - (time.perf_counter() - t0)
             if polish and early is None and 0.8 * rest - 0.3 > 0.2:
                 # the time the MILP cannot use goes to the re-placement, in this process (it
                 # overruns its limit by up to 0.4 s on 6,083 nodes: it gets 0.8 of the rest less
                 # 0.3 s). The BERT-like 4,000-node training graph, non-contiguous, 3 s: 0.661 ms
                 # (98.5 % open) -> 0.19 ms
-                from splitopt.solvers.placement.lns import lns
-
-                la = lns(instance, inc, time_limit=0.8 * rest - 0.3).assignment
-                lv = evaluate(instance, la)[0]
-                if lv < inc_val:
-                    inc, inc_val = la, lv
-                    info["solution_from"] = "lns"
+                inc, inc_val, better = _replaced(instance, inc, inc_val, 0.8 * rest - 0.3)
+            if better:
+                info["solution_from"] = "lns"
             return AlgoResult(inc, status="time_limit", bound=min(lb, inc_val), info=info)
     # one time limit for the whole call: the solver gets what the incumbent phase (at most a
     # fifth) and the configuration LP left; for convex/none either all of it in a child process
@@ -362,12 +373,9 @@ def _milp_phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, ear
             and val > lb * (1 + 1e-12):
         # the exact pair/triple re-placement (lns) from the best placement: ResNet-50
         # non-contiguous 33.36 ms -> 33.26 ms; HiGHS capped at 33.36 ms found nothing better in 900 s
-        from splitopt.solvers.placement.lns import lns
-
-        la = lns(instance, a, time_limit=rest).assignment
-        lv = evaluate(instance, la)[0]
-        if lv < val:
-            val, a, src = lv, la, "lns"
+        a, val, better = _replaced(instance, a, val, rest)
+        if better:
+            src = "lns"
     info["solution_from"] = src
     status = res.status
     if status == "infeasible" and inc is not None:

@@ -31,7 +31,7 @@ from splitopt.errors import SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput import ThroughputInstance
 from splitopt.models.throughput import evaluate
-from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.deadline import Deadline, wrapped
 
 #: ``L N^2`` up to which the RLT MILP is tried after bnb (its model has about ``E N^2`` columns)
 MILP_MAX_SIZE = 2_000
@@ -53,7 +53,7 @@ def solve(instance: ThroughputInstance, time_limit: float | None = None) -> Algo
     """The family's default method (see the module docstring for the rule)."""
     # the steps end min(WRAP_S, WRAP_SHARE x limit) before the limit: bnb checks its deadline
     # between units of work (300 layers on 12 nodes: 4-42 ms past a 2-8 s limit, 2026-11-25)
-    deadline = Deadline(None if time_limit is None else time_limit - min(WRAP_S, WRAP_SHARE * time_limit))
+    deadline = Deadline(wrapped(time_limit, WRAP_SHARE, WRAP_S))
     steps = rule(instance)
     from splitopt.solvers.throughput import bnb, milp
 
