@@ -102,7 +102,7 @@ def test_path_dp_pricing_exact_on_a_layer_graph_with_merged_tensors(training, mo
     from splitopt.solvers.placement.colgen import _PathDP
     from splitopt.solvers.placement.pricing import _merged
 
-    monkeypatch.setattr(_PathDP, "MAX_OPEN", 8)
+    monkeypatch.setattr(_PathDP, "MAX_CODES", 3 ** 8)
     inst = layer_graph(3, 2, 6, training=training, n_accelerators=3, contiguity="none")
     d = _Data(inst)
     assert d.G == 14 and (len(_merged(d.tens)) < len(d.tens)) == training
@@ -135,7 +135,7 @@ def test_pricing_order_keeps_few_tensors_open(monkeypatch):
     d = _Data(layer_graph(0, 3, 31, training=True, contiguity="none"))
     g = nx.DiGraph((gu, gv) for gu, gs, _s in d.tens for gv in gs)
     assert not nx.is_directed_acyclic_graph(g)  # training classes make cycles
-    monkeypatch.setattr(_PathDP, "MAX_OPEN", 100)
+    monkeypatch.setattr(_PathDP, "MAX_CODES", 3 ** 8)
     assert _PathDP.build(d, 1.0).width == 6
 
 
@@ -399,3 +399,81 @@ def test_dive_without_columns_in_the_master():
         assert r.bound is not None and r.bound <= bf * (1 + 1e-9)
         assert r.objective >= bf * (1 - 1e-9)
     assert solve(inst, "auto", time_limit=30).status == "optimal"
+
+
+@pytest.mark.parametrize("training", (False, True))
+def test_convex_pricing_with_weights_in_the_classes_of_their_operators(training):
+    # BERT-like operator graphs: a class holds an operator with its weight and bias nodes (forward
+    # sources that feed only their own class). Since 2026-11-25 these do not count as the class's
+    # forward node, so the DP prices convex class sets; the maximum must be that over every class
+    # set whose *node* set is convex in the forward graph (checked here on the nodes, by transitive
+    # closure), for all 2^17 class sets
+    import networkx as nx
+
+    from splitopt.instances.placement_gen import operator_graph
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    inst = operator_graph(0, "bert", 20, training=training, contiguity="convex", n_accelerators=2, memory=None)
+    d = _Data(inst)
+    back = inst.backward
+    assert d.convex_tens is not None and d.G == 17
+    assert max(sum(not back[i] for i in c) for c in d.classes) > 1  # weights share their operator's class
+    fwd = nx.DiGraph((u, c) for u, cons, _s in inst.tensors if not back[u] for c in cons if not back[c])
+    fwd.add_nodes_from(i for i in range(inst.n_nodes) if not back[i])
+    nodes = sorted(fwd)
+    at = {v: j for j, v in enumerate(nodes)}
+    reach = np.zeros((len(nodes), len(nodes)), bool)
+    for v in nodes:
+        for w in nx.descendants(fwd, v):
+            reach[at[v], at[w]] = True
+    member = np.zeros((d.G, len(nodes)), bool)  # the forward nodes of every class
+    for g, c in enumerate(d.classes):
+        for i in c:
+            if not back[i]:
+                member[g, at[i]] = True
+    X = ((np.arange(1, 1 << d.G)[:, None] >> np.arange(d.G)) & 1).astype(bool)
+    N = (X.astype(int) @ member.astype(int)) > 0
+    down = (N.astype(int) @ reach.astype(int)) > 0  # reachable from the set
+    up = (N.astype(int) @ reach.T.astype(int)) > 0  # reaching the set
+    convex = ~(down & up & ~N).any(axis=1)
+    assert not convex.all()  # some class sets are not convex: the test can fail
+    rng = np.random.default_rng(3)
+    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+    for V in (0.3 * total, 0.6 * total):
+        dp = _PathDP.build(d, V)
+        assert dp is not None and dp.convex
+        ok = convex & d.fitting(X, V)
+        for _ in range(3):
+            pi = rng.random(d.G)
+            want = max(float((X[ok].astype(float) @ pi).max()), 0.0)
+            got, sets = dp.price(pi, ncols=3)
+            assert math.isclose(got, want, rel_tol=1e-12), (got, want)
+            for S in sets:
+                j = int(np.flatnonzero((X == S).all(axis=1))[0])
+                assert ok[j]
+
+
+def test_heuristic_pricing_is_a_restriction_and_exact_when_nothing_is_thinned():
+    # the thinned DP (keep points a front) returns real sets within V, never more profitable than
+    # the exact maximum; with fronts short enough it thins nothing and is the exact pricing
+    from splitopt.instances.importers.dnn_partitioning import load_packaged
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    d = _Data(load_packaged("resnet50_inference", contiguity="none"))
+    V = 0.2 * math.fsum(d.acc)
+    dp = _PathDP.build(d, V)
+    rng = np.random.default_rng(5)
+    thinned = 0
+    for _ in range(3):
+        pi = np.where(d.sup, d.acc, 0.0) / V * rng.uniform(0.8, 1.2, d.G)
+        exact, _sets = dp.price(pi, ncols=5)
+        assert not dp.thinned
+        for keep in (4, 64, 10 ** 9):
+            got, sets = dp.price(pi, ncols=5, keep=keep)
+            thinned += dp.thinned
+            assert got <= exact * (1 + 1e-12)
+            assert all(d.fits(S, V * (1 + 1e-9)) for S in sets)
+            assert math.isclose(math.fsum(pi[sets[0]]), got, rel_tol=1e-12)
+            if not dp.thinned:
+                assert got == exact
+    assert thinned >= 3  # keep=4 thins: the heuristic path is exercised
