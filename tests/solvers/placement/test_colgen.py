@@ -477,3 +477,37 @@ def test_heuristic_pricing_is_a_restriction_and_exact_when_nothing_is_thinned():
             if not dp.thinned:
                 assert got == exact
     assert thinned >= 3  # keep=4 thins: the heuristic path is exercised
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_memory_free_pricing_bounds_and_places_only_what_fits(seed):
+    # where memory could bind, the DP prices sets whatever their memory (since 2026-11-25): the LP
+    # is a relaxation, so its bound stays below the optimum, and its dive and restricted MILP place
+    # only columns that fit (the evaluator checks memory)
+    from splitopt.models.placement import evaluate
+    from splitopt.solvers.placement.colgen import _ColGen, _placement
+
+    inst = case(seed, memory=True)
+    opt = solve(inst, "bruteforce").objective
+    d = _Data(inst)
+    cg = _ColGen(d, opt * 1.05)
+    assert cg.dp is not None
+    verdict, _L = cg.run(d.k, None)
+    assert verdict != "proven"
+    place = cg.dive(None)
+    if place is not None:
+        assert evaluate(inst, _placement(inst, d, place))[0] <= opt * 1.05 * (1 + 1e-6)
+    assert prove_above(inst, opt)[0] != "proven"
+    assert solve(inst, "colgen").bound <= opt * (1 + 1e-9)
+
+
+def test_memory_free_pricing_happens():
+    # the test above exercises the relaxed pricing: on some seeds memory could bind
+    from splitopt.solvers.placement.colgen import _ColGen
+
+    free = 0
+    for seed in range(8):
+        inst = case(seed, memory=True)
+        d = _Data(inst)
+        free += _ColGen(d, solve(inst, "bruteforce").objective * 1.05).memory_free
+    assert free >= 2
