@@ -202,6 +202,10 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     Measured 2026-11-25 (60 s, ``auto``): where the LP's pricing DP applies since that day (layer
     graphs of parallel branches), three branches of 31 layers close from 1.5 % to 0.08 %
     (non-contiguous) and from 2.0 % to 0.0001 % (convex); their training graph from 1.24 % to 0.32 %.
+    Later that day the DP pricing reached the BERT-like training graphs (states counted, not open
+    tensors; memory relaxed in the pricing; weights and weight updates in convex sets): the
+    1,507-node one from 4.5 % to 0.0001 % (non-contiguous) and 4.9 % to 0.0001 % (convex), the
+    616-node one with weight updates from 4.9 % to 0.0001 % (convex).
     The solver then gets all the time left in a child process while the exact pair/triple
     re-placement of :func:`~splitopt.solvers.placement.lns.lns` polishes the incumbent in another
     (started beside the configuration LP already, where that runs: the LP's own placements are
