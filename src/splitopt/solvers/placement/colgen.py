@@ -91,7 +91,6 @@ from splitopt.instances.placement import PlacementInstance
 from splitopt.solvers.placement.master import _Master, _restricted_mip  # noqa: F401
 from splitopt.solvers.placement.pricing import _Data, _fractional_knapsack, _max_memory, _PathDP, _Pricer  # noqa: F401
 
-
 KEEP = 2048
 """Points a front keeps in the DP's heuristic pricing (:meth:`_ColGen._price_at`; 0: exact pricing
 only)."""
