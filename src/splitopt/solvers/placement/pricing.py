@@ -40,14 +40,7 @@ class _Data:
         self.cost_tens: list = []
         back = instance.backward
         cls_of = {i: g for g, c in enumerate(cls) for i in c}
-        # a forward source whose forward consumers are all in its own class (a weight with its
-        # operator) carries no path between classes: it does not count as the class's forward node
-        fed = {c for u, cons, _s in instance.tensors if not back[u] for c in cons}
-        leaves = {u for u, cons, _s in instance.tensors if not back[u]
-                  and any(not back[c] and cls_of[c] != cls_of[u] for c in cons)}
-        inner = {i for i in range(instance.n_nodes) if not back[i] and i not in fed and i not in leaves}
-        if instance.contiguity == "convex" and all(sum(not back[i] and i not in inner for i in c) <= 1
-                                                   for c in cls):
+        if instance.contiguity == "convex" and self._one_forward_node(instance, cls, cls_of):
             conv, by_set = [], {}
             for u, cons, _sec in instance.tensors:
                 if back[u]:
@@ -75,6 +68,17 @@ class _Data:
         self._cons = sp.csr_matrix((np.ones(len(cons)), (rows, cons)), shape=(len(self.tens), self.G))
         self._ncons = np.asarray(self._cons.sum(axis=1)).ravel()
         self._sec = np.array([sec for _gu, _gs, sec in self.tens], float)
+
+    @staticmethod
+    def _one_forward_node(instance: PlacementInstance, cls, cls_of) -> bool:
+        """Whether every class holds at most one forward node that carries paths between classes:
+        a forward source whose forward consumers are all in its own class (a weight with its
+        operator) carries none, so it does not count."""
+        back = instance.backward
+        fed = {c for u, cons, _s in instance.tensors if not back[u] for c in cons}
+        leaves = {u for u, cons, _s in instance.tensors if not back[u]
+                  and any(not back[c] and cls_of[c] != cls_of[u] for c in cons)}
+        return all(sum(not back[i] and (i in fed or i in leaves) for i in c) <= 1 for c in cls)
 
     def loads(self, cols) -> np.ndarray:
         """Accelerator loads of class sets (boolean masks, one per row): compute time plus every
@@ -253,7 +257,6 @@ class _PathDP:
         open_: list[int] = []
         self.width = 0
         self._plans: dict = {}
-        self.n_codes: int | None = None  # set by the first plan
         for g in order:
             cur = open_ + [t for t in touch[g] if first[t] == g]
             where = {t: j for j, t in enumerate(cur)}
@@ -317,29 +320,28 @@ class _PathDP:
                 walk = list(nx.dfs_preorder_nodes(und, src))
                 seen = set(walk)
                 orders.append(walk + [v for v in range(d.G) if v not in seen])  # other components
-        best = None
+        best, fewest = None, cls.MAX_CODES + 1
         for dp in sorted((cls(d, V, order, convex, cpu) for order in orders), key=lambda dp: dp.width):
             if dp.width > cls.MAX_WIDTH:
                 break
-            limit = cls.MAX_CODES if best is None else best.n_codes - 1
-            if dp._plan(limit) is not None:
-                best = dp
+            plan = dp._plan(fewest - 1)
+            if plan is not None:
+                best, fewest = dp, max(grp.size - 1 for grp, *_rest in plan)
         return best
 
     def _plan(self, limit: int | None = None):
         """The transitions of every step for the current :attr:`allowed` mask (cached): per step the
         codes before it, and for every code after it the list of ``(code before, x, seconds added)``
         (``x``: the class joins ``S``). They depend on the graph and the mask only, not on the
-        duals or the loads, so one plan serves every pricing at this mask. ``None`` as soon as a
-        step has more than ``limit`` codes (then nothing is cached); else :attr:`n_codes` is the
-        most codes at a step (a smaller mask reaches a subset of the codes)."""
+        duals or the loads, so one plan serves every pricing at this mask (a smaller mask reaches a
+        subset of the codes). ``None`` as soon as a step has more than ``limit`` codes (then nothing
+        is cached)."""
         key = self.allowed.tobytes()
         plan = self._plans.get(key)
         if plan is not None:
             return plan
         codes = [()]
         plan = []
-        most = 1
         for g, nb, ncur, touching, keep, secs, kinds in self.steps:
             groups: dict = {}
             for si, code in enumerate(codes):
@@ -353,15 +355,12 @@ class _PathDP:
             new = list(groups)
             if limit is not None and len(new) > limit:
                 return None
-            most = max(most, len(new))
             flat = [t for c in new for t in groups[c]]
             grp = np.cumsum([0] + [len(groups[c]) for c in new]).astype(np.int64)
             plan.append((grp, np.array([t[0] for t in flat], np.int64), np.array([t[2] for t in flat], float),
                          np.array([t[1] for t in flat], np.bool_)))
             codes = new
         self._plans[key] = plan
-        if self.n_codes is None:  # the first plan: at the widest mask (the build's)
-            self.n_codes = most
         return plan
 
     @staticmethod
