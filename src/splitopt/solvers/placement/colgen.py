@@ -88,275 +88,18 @@ import numpy as np
 from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
+from splitopt.solvers.placement.branchprice import BranchPrice, applies
+from splitopt.solvers.placement.configlp import HEURISTIC_FROM, KEEP, _ColGen, _placement, _sets_of, prove_above  # noqa: F401
 from splitopt.solvers.placement.master import _Master, _restricted_mip  # noqa: F401
 from splitopt.solvers.placement.pricing import _Data, _fractional_knapsack, _max_memory, _PathDP, _Pricer  # noqa: F401
 
-KEEP = 2048
-"""Points a front keeps in the DP's heuristic pricing (:meth:`_ColGen._price_at`; 0: exact pricing
-only)."""
-
-HEURISTIC_FROM = 5e6
-"""The heuristic pricing is used where an exact pricing handles more front points than this (about
-0.1 s). Measured 2026-11-25, proofs of one value near the LP's threshold, exact pricing only -> with
-the heuristic: a 308-class BERT-like training graph (8.3 million points, 0.16 s a pricing) 16.6 ->
-4.7 s and 24.2 -> 11.1 s; ResNet-50 (3.9 million, 83 ms) 6.0 -> 10.7 s and 6.4 -> 10.7 s: below this
-the exact pricing is cheap enough that the heuristic's poorer columns cost more rounds than they
-save."""
-
-
-class _ColGen:
-    """Column generation for the configuration LP at ``V`` (module docstring): the master, the
-    pricer (:class:`_PathDP` where it applies, else the MILP of :class:`_Pricer`), the columns, and
-    the classes a dive has placed (:meth:`fix`)."""
-
-    def __init__(self, d: _Data, V: float, columns=None, alpha: float = 0.8, ncols: int = 40,
-                 pricing_limit: float = 10.0, cpu_columns=None):
-        self.d, self.V, self.alpha, self.ncols, self.pricing_limit = d, V, alpha, ncols, pricing_limit
-        self.keep = 0  # set by run()
-        # the DP prices memory-free where memory could bind (the LP is then the configuration LP
-        # without memory, a relaxation: its columns may not fit in memory, and only the columns
-        # that do (:meth:`placeable`) make placements); else the MILP, with its memory row
-        self.dp = _PathDP.build(d, V, relax_memory=True)
-        self.pricer = _Pricer(d, V) if self.dp is None else None
-        self.memory_free = self.dp is not None and d.cap is not None and _max_memory(d, V) > d.cap
-        cols = list(columns or [])
-        self.cols = [S for S, ok in zip(cols, d.fitting(cols, V, memory=not self.memory_free)) if ok]
-        self.have = {S.tobytes() for S in self.cols}
-        singles = np.eye(d.G, dtype=bool)
-        for S, ok in zip(singles, d.fitting(singles, V, memory=not self.memory_free)):
-            if ok and S.tobytes() not in self.have:
-                self.cols.append(S)
-                self.have.add(S.tobytes())
-        # CPU-set columns (where d.cpu_sets and the DP applies): the singletons and the given sets
-        # of CPU time <= V; else CPU fractions
-        self.cpu_dp = _PathDP.build(d, V, cpu=True) if d.cpu_sets and self.dp is not None and self.dp.convex \
-            else None
-        self.master = _Master(d, V, cpu_sets=self.cpu_dp is not None)
-        self.master.add(self.cols)
-        self.fixed = np.zeros(d.G, bool)
-        self.cpu_cols: list[np.ndarray] = []
-        if self.cpu_dp is not None:
-            cand = list(cpu_columns or []) + list(np.eye(d.G, dtype=bool))
-            seen: set = set()
-            for S in cand:
-                if S.tobytes() not in seen and math.fsum(d.cpu[S]) <= V:
-                    seen.add(S.tobytes())
-                    self.cpu_cols.append(S)
-            self.master.add(self.cpu_cols, cpu=True)
-
-    def price(self, point: np.ndarray, deadline: float | None, keep: int = 0):
-        """``((upper bound on max point(S) over the accelerator columns, max point(C) over the
-        CPU sets or None), the new columns)``. ``keep > 0``: the DP's heuristic pricing
-        (:meth:`_PathDP.price`): its "bound" is then only the best set it found."""
-        d = self.d
-        left = None if deadline is None else deadline - time.perf_counter()
-        if self.dp is not None:
-            ub, sets = self.dp.price(point, self.ncols, deadline, keep=keep)
-            ub *= 1 + 1e-12  # the profits' rounding
-            sets = [S for S in sets if point[S].sum() > 1 + 1e-9]
-        else:
-            lim = self.pricing_limit if left is None else min(self.pricing_limit, max(left, 0.1))
-            val, ub, S = self.pricer.price(point, lim)
-            sets = [] if S is None or val <= 1 + 1e-9 else [S]
-        fresh = []
-        # a column within the solver's tolerance of V is kept: columns only steer the duals,
-        # the proof is the Lagrangian bound, whatever the columns
-        for S, ok in zip(sets, d.fitting(sets, self.V * (1 + 1e-6), memory=not self.memory_free)):
-            if ok and S.tobytes() not in self.have:
-                self.have.add(S.tobytes())
-                fresh.append(S)
-        self.cols.extend(fresh)
-        self.master.add(fresh)
-        rho = None
-        if self.cpu_dp is not None:
-            # CPU sets better than every CPU column so far; none means the CPU part is priced out
-            rho, csets = self.cpu_dp.price(point, 10, deadline)
-            rho *= 1 + 1e-12
-            have = max((point[S].sum() for S in self.cpu_cols), default=0.0)
-            new_cpu = [S for S in csets if point[S].sum() > have + 1e-9]
-            self.cpu_cols.extend(new_cpu)
-            self.master.add(new_cpu, cpu=True)
-            fresh = fresh + new_cpu
-        return (ub, rho), fresh
-
-    def placeable(self) -> np.ndarray:
-        """Which of :attr:`cols` fit in an accelerator's memory (all, unless :attr:`memory_free`)."""
-        if not self.memory_free or not self.cols:
-            return np.ones(len(self.cols), bool)
-        return np.asarray(self.cols, bool) @ self.d.size <= self.d.cap
-
-    def lagrangian(self, pi: np.ndarray, bound) -> float:
-        """The Lagrangian (Farley) bound at ``pi`` (module docstring). With CPU-set columns the CPU
-        part is also at most ``l`` times the best CPU set's profit (the cores hold ``l`` convex sets
-        of CPU time ``<= V``); the smaller of that and the fractional knapsack counts."""
-        u, rho = bound
-        q = pi / max(u, 1.0)
-        cpu = self.d.cpu_take(q, self.V)
-        if rho is not None:
-            cpu = min(cpu, self.d.l * rho / max(u, 1.0))
-        return math.fsum(q) - cpu
-
-    def run(self, k: int, deadline: float | None):
-        """``(verdict, Lagrangian bound)`` for covering the unplaced classes with ``k`` columns."""
-        centre = np.where(self.d.sup & ~self.fixed, self.d.acc, 0.0) / self.V
-        u0, _new = self.price(centre, deadline)
-        best = score = self.lagrangian(centre, u0)
-        # the heuristic pricing pays where exact pricings are long (fronts of many points)
-        self.keep = KEEP if self.dp is not None and self.dp.points > HEURISTIC_FROM else 0
-        while True:
-            if best > k * (1 + 1e-9):
-                return "proven", best
-            if deadline is not None and time.perf_counter() >= deadline:
-                return "time_limit", best
-            z, pi = self.master.solve()
-            if pi is None:
-                return "time_limit", best  # the master LP failed: no verdict
-            # the rows of placed classes are void: whatever duals the LP gives them, the pricing
-            # cannot take those classes, so they must not count in the bound
-            pi[self.fixed] = 0.0
-            if z <= k * (1 + 1e-9):
-                return "no", best
-            point = self.alpha * centre + (1 - self.alpha) * pi
-            L, new, exact = self._price_at(point, k, deadline)
-            if exact:
-                best = max(best, L)
-            if L > score:  # the smoothing centre moves on the Lagrangian, exact or heuristic
-                score, centre = L, point
-            if new or best > k * (1 + 1e-9):
-                continue
-            # mis-price at the smoothed point: price the master's own duals, exactly
-            ub, new = self.price(pi, deadline)
-            L = self.lagrangian(pi, ub)
-            best = max(best, L)
-            score, centre = L, pi
-            if not new and best <= k * (1 + 1e-9):
-                # no column and no proof: the LP is at (numerically) k, or the pricing stopped early
-                return ("no" if ub[0] <= 1 + 1e-9 else "time_limit"), best
-
-    def _price_at(self, point: np.ndarray, k: int, deadline: float | None):
-        """``(Lagrangian at point, new columns, whether exact)``. First the DP's heuristic pricing
-        (:data:`KEEP` points a front) where the DP applies: its sets are real, so its Lagrangian is
-        at least the exact one, not a bound. The exact pricing follows only where the heuristic
-        finds no column or its Lagrangian exceeds ``k`` (a proof in sight). Measured 2026-11-25 on
-        a 308-class BERT-like training graph: a heuristic pricing 9 ms, an exact one 0.2 s."""
-        new: list = []
-        if self.dp is not None and self.keep:
-            ub, new = self.price(point, deadline, keep=self.keep)
-            L = self.lagrangian(point, ub)
-            if not self.dp.thinned:  # no front was that long: the pricing was exact
-                return L, new, math.isfinite(ub[0])
-            if new and L <= k * (1 + 1e-9):
-                return L, new, False
-        ub, more = self.price(point, deadline)
-        return self.lagrangian(point, ub), new + more, True
-
-    def _restrict(self, fixed: np.ndarray, banned: set[int]) -> None:
-        self.fixed = fixed.copy()
-        self.master.restrict(fixed, self.cols, banned, self.cpu_cols)
-        self.dp.allowed = self.allowed0 & ~fixed
-        if self.cpu_dp is not None:
-            self.cpu_dp.allowed = self.cpu_allowed0 & ~fixed
-
-    def dive(self, deadline: float | None, tries: int = 3):
-        """Price and dive (a heuristic): solve the LP over the classes not yet placed; if the columns
-        so far partition them (:func:`_restricted_mip`), done; else place the column of the largest
-        LP value, drop its classes and one accelerator, and repeat. A placed column after which the
-        LP proves the rest infeasible is taken back and banned (``tries`` times in all). Returns
-        the device of every class (accelerators ``0..k-1``, CPU cores ``k..``) or ``None``. Needs
-        the DP pricer."""
-        d = self.d
-        if self.dp is None:
-            return None
-        self.allowed0 = self.dp.allowed.copy()
-        if self.cpu_dp is not None:
-            self.cpu_allowed0 = self.cpu_dp.allowed.copy()
-        chosen: list[int] = []
-        banned: set[int] = set()
-        fails = 0
-        try:
-            while len(chosen) < d.k:
-                dev = len(chosen)
-                verdict, _L = self.run(d.k - dev, deadline)
-                if verdict == "time_limit":
-                    return None
-                if verdict == "proven":  # the last column placed leaves an infeasible rest
-                    if dev == 0 or fails >= tries:
-                        return None
-                    fails += 1
-                    banned.add(chosen.pop())
-                    self._restrict(np.any([self.cols[j] for j in chosen], axis=0) if chosen
-                                   else np.zeros(d.G, bool), banned)
-                    continue
-                # at most 2 s each: with all k devices open the MILP over thousands of columns
-                # mostly proves that no partition exists (ResNet-50: 19 s at the first level of a
-                # dive, 0.3-0.6 s with three devices left, where partitions are found)
-                left = min(2.0, max(deadline - time.perf_counter(), 0.1)) if deadline is not None else 2.0
-                ok = self.placeable()
-                rest, _st = _restricted_mip(d, [S for S, o in zip(self.cols, ok) if o], self.V, left,
-                                            fixed=self.fixed, k=d.k - dev,
-                                            cpu_cols=self.cpu_cols if self.cpu_dp is not None else None)
-                if rest is not None:
-                    place = np.full(d.G, -1)
-                    for dev_, j in enumerate(chosen):
-                        place[self.cols[j]] = dev_
-                    for g in np.flatnonzero(~self.fixed):
-                        place[g] = rest[g] + dev if rest[g] < d.k else rest[g]
-                    return place
-                lam = self.master.primal()
-                if len(lam) == 0:  # no column in the master (every node fits the CPU cores' side)
-                    return None
-                lam = np.where(ok, lam, 0.0)  # place only columns that fit in memory
-                j = int(np.argmax(lam))
-                if lam[j] <= 1e-9:
-                    return None
-                chosen.append(j)
-                self._restrict(self.fixed | self.cols[j], banned)
-            return None
-        finally:
-            self.dp.allowed = self.allowed0
-            if self.cpu_dp is not None:
-                self.cpu_dp.allowed = self.cpu_allowed0
-
-
-def prove_above(instance: PlacementInstance, V: float, *, time_limit: float | None = None,
-                columns: list[np.ndarray] | None = None, alpha: float = 0.8, pricing_limit: float = 10.0,
-                ncols: int = 40):
-    """Try to prove that no placement has value ``<= V``. Returns ``(verdict, lagrangian, columns)``
-    with verdict ``"proven"`` (the Lagrangian bound exceeds ``k``), ``"no"`` (the LP reaches ``k``
-    or less: ``V`` cannot be proven this way) or ``"time_limit"``; ``columns`` (every set
-    generated, all feasible at ``V``) can seed a call with another ``V`` (those that fit are kept).
-
-    Pricing by :class:`_PathDP` where it applies (up to ``ncols`` columns per round), else by the
-    MILP of :class:`_Pricer` (one). The smoothing centre starts at duals proportional to the
-    accelerator time (``pi_g = acc_g / V``: their Lagrangian bound is the work bound), which on
-    ResNet-50 halves the rounds."""
-    cg = _ColGen(_Data(instance), V, columns, alpha, ncols, pricing_limit)
-    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
-    verdict, best = cg.run(cg.d.k, deadline)
-    return verdict, best, cg.cols
-
-
-def _sets_of(instance: PlacementInstance, d: _Data, assignment):
-    """The class sets of the accelerators a placement uses, and the CPU core of every class (-1
-    where on an accelerator)."""
-    from splitopt.models.placement import device_indices
-
-    p = device_indices(instance, assignment)
-    dev = np.array([p[m[0]] for m in d.classes])
-    sets = [dev == j for j in range(d.k) if (dev == j).any()]
-    return sets, np.where(dev >= d.k, dev - d.k, -1)
-
-
-def _placement(instance: PlacementInstance, d: _Data, place: np.ndarray) -> list[str]:
-    names = [""] * instance.n_nodes
-    for g, members in enumerate(d.classes):
-        for i in members:
-            names[i] = instance.devices[int(place[g])]
-    return names
+BRANCH_SHARE = 0.5
+"""The share of the time left that the branch and price (:mod:`.branchprice`) may take to decide
+one value where the LP reaches ``k``."""
 
 
 def relaxation(instance: PlacementInstance, time_limit: float | None = None, target_gap: float = 1e-3,
-               incumbent=None, steps: int = 20, first_step: float = 6e-3) -> AlgoResult:
+               incumbent=None, steps: int = 20, first_step: float = 6e-3, branch: bool = True) -> AlgoResult:
     """The configuration-LP bound with price-and-branch placements (module docstring).
 
     From an incumbent of value ``U``, values ``V`` are decided one after another: first
@@ -438,10 +181,13 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         return v if v < hi else 0.5 * (lo + hi)
 
     misses = 0  # values the LP reached k at without a better placement, since the last one
+    searching = None  # whether the branch and price applies (known with the first LP)
     for _step in range(max(1, steps)):
         rest = left()
         if V <= proven or hi - lo <= 1e-6 * hi or (rest is not None and rest <= 0):
             break
+        if searching and hi - lo <= 1e-4 * hi:
+            break  # the LP's threshold is bracketed: the branch and price takes over
         if misses >= 2 and hi - lo <= 1e-4 * hi:
             # the LP's threshold is bracketed within 0.01 % and two values at it found no placement:
             # the gap left is the LP's own (Inception-like 300 nodes, non-contiguous: 15 s more
@@ -453,6 +199,8 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
         tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols),
                       "seconds": round(time.perf_counter() - t0, 2)})
+        if searching is None:
+            searching = branch and applies(d, instance, V, cg.dp)
         if verdict == "proven":
             step = first_step
             proven = lo = V
@@ -465,7 +213,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             # the LP reaches k at V: look for placements in it (a dive, then the best partition of
             # the columns with the incumbent's own sets, which always has a solution)
             v, a = math.inf, None
-            if L >= d.k * (1 - 2e-3) or (lo > lb and V <= lo * (1 + 2.5 * climb)):
+            if not searching and (L >= d.k * (1 - 2e-3) or (lo > lb and V <= lo * (1 + 2.5 * climb))):
                 # a dive pays only where the LP is tight (ResNet-50: at 0.5 % of slack every column
                 # the dive placed left an infeasible rest; at 0.1 % it found 33.224 ms; from
                 # scratch at 33.223-33.24 ms, 0.02-0.07 % above the LP's threshold, 5 dives of 6
@@ -481,7 +229,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
                     if again.run(d.k, dive_end)[0] == "no":
                         v, a = score(again.dive(dive_end))
                 tried[-1]["dive"] = v
-            if a is None:
+            if a is None and not searching:
                 # no dive placement (or none tried): the best partition of the columns with the
                 # incumbent's own sets (a dive's placement is within V, where the LP is tight;
                 # this MILP then only costs time: 5 s on ResNet-50)
@@ -509,6 +257,28 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         # the step doubling while values are refuted in a row
         V = max(0.5 * (lo + hi), hi * (1 - step))
         step *= 2
+    if searching:
+        # the branch and price between the largest proven value and the incumbent: halfway, a
+        # proof raising the bound, a placement lowering the incumbent; below an undecided value
+        # after one (decisions are slower near the optimum, from either side)
+        top = ub
+        while lo < aim(ub) and top - lo > 1e-6 * top and (left() is None or left() > 0):
+            V = 0.5 * (lo + min(ub, top))
+            rest = left()
+            bp = BranchPrice(instance, d, V, cols, cpu_cols)
+            searched, found = bp.decide(None if rest is None else time.perf_counter() + BRANCH_SHARE * rest)
+            if searched == "undecided" and rest is not None and BRANCH_SHARE * rest < 1.0:
+                break  # the next would have less time still
+            cols, cpu_cols = list(bp.pool), list(bp.cpu_pool)
+            v, a = score(found)
+            tried.append({"V": V, "verdict": searched, "branch_and_price": bp.nodes, "columns": len(cols),
+                          "placement": v, "seconds": round(time.perf_counter() - t0, 2)})
+            if searched == "proven":
+                proven = lo = V
+            elif a is not None and v < ub:
+                incumbent, ub, source = a, v, "branch_and_price"
+            else:
+                top = V
     bound = min(proven * (1 - 1e-9) if proven > lb else lb, ub)
     return AlgoResult(list(incumbent), status="ok", bound=bound,
                       info={"tried": tried, "combinatorial": lb, "incumbent": ub, "solution_from": source})

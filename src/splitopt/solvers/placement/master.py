@@ -77,6 +77,17 @@ class _Master:
         for j, C in enumerate(cpu_cols):
             h.changeColBounds(self.cpu_at[j], 0.0, 0.0 if (C & fixed).any() else inf)
 
+    def limit_cpu(self, cap: float, may: np.ndarray) -> None:
+        """The CPU fractions' capacity (in units of ``V``) and which classes may take a fraction."""
+        self.h.changeRowBounds(self.G, -self._hs.kHighsInf, float(cap))
+        for g in np.flatnonzero(~may):
+            self.h.changeColBounds(int(g), 0.0, 0.0)
+
+    def values(self):
+        """``(accelerator columns' values, CPU-set columns' values, CPU fractions)`` of the last solve."""
+        x = np.asarray(self.h.getSolution().col_value, dtype=float)
+        return x[self.acc_at], x[self.cpu_at], x[:self.G]
+
     def primal(self) -> np.ndarray:
         """The accelerator columns' values of the last solve."""
         return np.asarray(self.h.getSolution().col_value, dtype=float)[self.acc_at]

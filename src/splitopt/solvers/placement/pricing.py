@@ -108,12 +108,13 @@ class _Data:
     def fits(self, S: np.ndarray, V: float) -> bool:
         return bool(self.fitting(S, V)[0])
 
-    def cpu_take(self, pi: np.ndarray, V: float) -> float:
-        """``max pi y`` over ``0 <= y_g <= [cpu_g <= V]``, ``sum cpu_g y_g <= l V`` (greedy = exact)."""
+    def cpu_take(self, pi: np.ndarray, V: float, cap: float | None = None) -> float:
+        """``max pi y`` over ``0 <= y_g <= [cpu_g <= V]``, ``sum cpu_g y_g <= cap`` (default ``l
+        V``; greedy = exact)."""
         if self.l == 0:
             return 0.0
         ok = (pi > 0) & (self.cpu <= V)
-        return _fractional_knapsack(pi[ok], self.cpu[ok], self.l * V)
+        return _fractional_knapsack(pi[ok], self.cpu[ok], self.l * V if cap is None else max(cap, 0.0))
 
 
 def _fractional_knapsack(value: np.ndarray, weight: np.ndarray, cap: float) -> float:
@@ -228,14 +229,22 @@ class _PathDP:
     #: orders keeping more tensors open are not tried (their codes are counted step by step)
     MAX_WIDTH = 16
 
-    def __init__(self, d: _Data, V: float, order: list[int], convex: bool = False, cpu: bool = False):
-        self.d, self.V, self.G, self.convex = d, V, d.G, convex
+    def __init__(self, d: _Data, V: float, order: list[int], convex: bool = False, cpu: bool = False,
+                 pairs=()):
+        self.d, self.V, self.G, self.convex, self.cpu = d, V, d.G, convex, cpu
+        self.order, self.pairs = list(order), tuple(pairs)
         if convex:  # the forward tensors (convexity and cost), then those of cost only (none on CPU)
             tens = list(d.convex_tens) + ([] if cpu else list(d.cost_tens))
             cost_only = [False] * len(d.convex_tens) + [True] * (len(tens) - len(d.convex_tens))
         else:
             tens = _merged(d.tens)
             cost_only = [True] * len(tens)
+        # branching pairs (:mod:`.branchprice`; Ryan and Foster): ``(a, b, same)``, a pseudo-tensor
+        # of no seconds whose code is whether the first of the two joined ``S``; at the second,
+        # ``same`` allows only the same choice, else not both
+        kind = [0] * len(tens) + [1 if same else 2 for _a, _b, same in self.pairs]
+        tens += [(a, [b], 0.0) for a, b, _same in self.pairs]
+        cost_only += [True] * len(self.pairs)
         # cpu: sets for a CPU core (CPU time, no communication: data is in host memory)
         self.w = d.cpu if cpu else d.acc
         self.cap = V * (1 + 1e-9)
@@ -262,7 +271,7 @@ class _PathDP:
             where = {t: j for j, t in enumerate(cur)}
             keep = [j for j, t in enumerate(cur) if last[t] != g]
             self.steps.append((g, len(open_), len(cur), [where[t] for t in touch[g]], keep, self.sec[cur],
-                               [cost_only[t] for t in cur]))
+                               [cost_only[t] for t in cur], [(where[t], kind[t]) for t in touch[g] if kind[t]]))
             open_ = [cur[j] for j in keep]
             self.width = max(self.width, len(cur))
 
@@ -342,10 +351,12 @@ class _PathDP:
             return plan
         codes = [()]
         plan = []
-        for g, nb, ncur, touching, keep, secs, kinds in self.steps:
+        for g, nb, ncur, touching, keep, secs, kinds, pairs in self.steps:
             groups: dict = {}
             for si, code in enumerate(codes):
                 for x in ((0, 1) if self.allowed[g] else (0,)):
+                    if any(j < nb and (code[j] != x if kd == 1 else code[j] == 1 and x) for j, kd in pairs):
+                        continue  # a branching pair's second class: the same choice, or not both
                     t = self._convex_move(code, x, nb, ncur, touching, secs, kinds) if self.convex else \
                         self._move(code, x, nb, ncur, touching, secs)
                     if t is not None:

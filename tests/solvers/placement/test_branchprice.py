@@ -1,0 +1,101 @@
+"""The branch and price of the device model (branchprice): the DP pricing under branching pairs is
+the exact maximum over the sets that meet them (by enumeration), and a decision at a value is
+never wrong against the brute-force optimum (no proof at the optimum, no placement below it)."""
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from splitopt.families import solve
+from splitopt.instances.placement import generate
+from splitopt.models.placement import evaluate
+from splitopt.solvers.placement.branchprice import BranchPrice, Node
+from splitopt.solvers.placement.configlp import _placement, prove_above
+from splitopt.solvers.placement.pricing import _Data, _PathDP
+
+
+def _subsets(G):
+    for mask in range(1, 1 << G):
+        yield np.array([(mask >> g) & 1 for g in range(G)], bool)
+
+
+def _convex(inst, d, S):
+    # no forward path leaves the set's forward nodes and re-enters them (transitive closure)
+    fwd = nx.DiGraph([(u, c) for u, cons, _s in inst.tensors if not inst.backward[u] for c in cons
+                      if not inst.backward[c]])
+    fwd.add_nodes_from(i for i in range(inst.n_nodes) if not inst.backward[i])
+    inside = {i for g in np.flatnonzero(S) for i in d.classes[g] if not inst.backward[i]}
+    tc = nx.transitive_closure_dag(fwd)
+    return not any(tc.has_edge(a, v) and tc.has_edge(v, b) for a in inside for b in inside
+                   for v in fwd if v not in inside)
+
+
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+@pytest.mark.parametrize("seed", range(6))
+def test_pricing_under_pairs_is_the_exact_maximum(seed, contiguity):
+    inst = generate(seed, n_nodes=8, n_accelerators=2, n_cpus=1, skips=3, memory=False, colours=0,
+                    unsupported=seed % 2, contiguity=contiguity)
+    d = _Data(inst)
+    rng = np.random.default_rng(seed)
+    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+    V = 0.5 * total
+    root = _PathDP.build(d, V)
+    assert root is not None and root.convex == (contiguity == "convex")
+    ok = [S for S in _subsets(d.G) if d.fits(S, V) and (contiguity == "none" or _convex(inst, d, S))]
+    for _ in range(4):
+        a, b, c, e = (int(x) for x in rng.choice(d.G, 4, replace=False))
+        pairs = ((a, b, True), (c, e, False))
+        dp = _PathDP(d, V, root.order, root.convex, pairs=pairs)
+        node = Node(pairs, np.zeros(d.G, bool), np.zeros(d.G, bool))
+        meet = [S for S in ok if node.admitted([S], False)[0]]
+        assert len(meet) < len(ok)  # the pairs exclude sets: the test can fail
+        pi = rng.random(d.G)
+        want = max((math.fsum(pi[S]) for S in meet), default=0.0)
+        got, sets = dp.price(pi, ncols=5)
+        assert math.isclose(got, want, rel_tol=1e-12), (got, want)
+        assert all(node.admitted([S], False)[0] for S in sets)
+
+
+def _case(seed, contiguity):
+    rng = np.random.default_rng([seed, 5])
+    return generate(seed, n_nodes=int(rng.integers(5, 8)), n_accelerators=int(rng.integers(2, 4)),
+                    n_cpus=int(rng.integers(0, 3)), training=seed % 3 == 0, contiguity=contiguity, memory=False,
+                    skips=int(rng.integers(0, 4)), colours=0)
+
+
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+@pytest.mark.parametrize("seed", range(8))
+def test_decisions_agree_with_brute_force(seed, contiguity):
+    inst = _case(seed, contiguity)
+    opt = solve(inst, "bruteforce").objective
+    d = _Data(inst)
+    below = BranchPrice(inst, d, opt * (1 - 1e-7))
+    assert below.ok
+    assert below.decide(None, max_nodes=500)[0] == "proven"
+    at = BranchPrice(inst, d, opt * (1 + 1e-9))
+    verdict, place = at.decide(None, max_nodes=500)
+    assert verdict == "found"
+    assert evaluate(inst, _placement(inst, d, place))[0] <= opt * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("seed, length, contiguity", ((13, 4, "none"), (6, 5, "none"), (38, 5, "convex")))
+def test_branching_proves_where_the_lp_cannot(seed, length, contiguity):
+    # three branches of a few layers, training, three accelerators: just below the optimum (the
+    # exact MILP's, a second method) the configuration LP reaches k columns, so only branching
+    # proves the value; at the optimum it finds a placement
+    from splitopt.instances.placement_gen import layer_graph
+
+    inst = layer_graph(seed, 3, length, training=True, n_accelerators=3 + (contiguity == "convex"), n_cpus=1,
+                       contiguity=contiguity)
+    ref = solve(inst, "milp")
+    assert ref.status == "optimal"
+    V = ref.objective * (1 - 1e-7)
+    assert prove_above(inst, V)[0] == "no"
+    d = _Data(inst)
+    bp = BranchPrice(inst, d, V)
+    assert bp.decide(None, max_nodes=2000)[0] == "proven" and bp.nodes > 1
+    verdict, place = BranchPrice(inst, d, ref.objective * (1 + 1e-9)).decide(None, max_nodes=2000)
+    assert verdict == "found"
+    assert evaluate(inst, _placement(inst, d, place))[0] <= ref.objective * (1 + 1e-9)
