@@ -74,3 +74,27 @@ def test_registry_entry_never_above_the_linearised_dp(seed, contiguity):
     r = solve(inst, "lns", time_limit=5)
     bf = solve(inst, "bruteforce").objective
     assert bf * (1 - 1e-12) <= r.objective <= solve(inst, "linearised").objective * (1 + 1e-12)
+
+
+def test_publishes_each_better_placement_for_the_process_beside(tmp_path):
+    # from a poor start (everything on one accelerator) the re-placement improves, and the file
+    # it publishes holds its final answer; a child started with publish=True gets a file of its
+    # own, readable while it runs (Child.latest) and removed once collected
+    from splitopt.solvers.placement import guard
+
+    inst = generate(3, n_nodes=8, n_accelerators=3, n_cpus=1, memory=False, unsupported=0, contiguity="none")
+    start = ["acc0"] * inst.n_nodes
+    path = tmp_path / "best.pkl"
+    r = lns(inst, start, time_limit=None, publish=str(path))
+    assert r.info["rounds"] > 0
+    import pickle
+
+    assert pickle.loads(path.read_bytes()) == list(r.assignment)
+    assert evaluate(inst, r.assignment)[0] < evaluate(inst, start)[0]
+    child = guard.Child("splitopt.solvers.placement.lns:lns", inst, start, seconds=60, publish=True)
+    got = child.collect()
+    assert got is not None and evaluate(inst, got.assignment)[0] <= evaluate(inst, r.assignment)[0] * (1 + 1e-9)
+    assert child.latest() is None  # cleaned up
+    import os
+
+    assert not os.path.exists(child.published)

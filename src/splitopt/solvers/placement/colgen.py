@@ -99,7 +99,8 @@ one value where the LP reaches ``k``."""
 
 
 def relaxation(instance: PlacementInstance, time_limit: float | None = None, target_gap: float = 1e-3,
-               incumbent=None, steps: int = 20, first_step: float = 6e-3, branch: bool = True) -> AlgoResult:
+               incumbent=None, steps: int = 20, first_step: float = 6e-3, branch: bool = True,
+               polled=None) -> AlgoResult:
     """The configuration-LP bound with price-and-branch placements (module docstring).
 
     From an incumbent of value ``U``, values ``V`` are decided one after another: first
@@ -164,6 +165,14 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         try:
             return evaluate(instance, p)[0], p
         except InfeasibleSolution:  # not contiguous as the instance asks
+            return math.inf, None
+
+    def score_names(a):
+        if a is None:
+            return math.inf, None
+        try:
+            return evaluate(instance, a)[0], a
+        except InfeasibleSolution:
             return math.inf, None
 
     step = first_step
@@ -262,7 +271,13 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         # proof raising the bound, a placement lowering the incumbent; below an undecided value
         # after one (decisions are slower near the optimum, from either side)
         top = ub
-        while lo < aim(ub) and top - lo > 1e-6 * top and (left() is None or left() > 0):
+        while True:
+            if polled is not None:  # a better placement from the search running beside
+                v, a = score_names(polled())
+                if v < ub:
+                    incumbent, ub, source = a, v, "beside"
+            if not (lo < aim(ub) and top - lo > 1e-6 * top and (left() is None or left() > 0)):
+                break
             V = 0.5 * (lo + min(ub, top))
             rest = left()
             bp = BranchPrice(instance, d, V, cols, cpu_cols)

@@ -117,14 +117,25 @@ class Child:
     time to wrap up). The job is then called with
     ``time_limit`` = what is left of it once the child has started, less :func:`margin` (a slow
     start costs the job, not the caller), and :meth:`collect` without a timeout waits until the
-    deadline at most: the caller's own limit holds whatever the child does."""
+    deadline at most: the caller's own limit holds whatever the child does.
 
-    def __init__(self, target: str, *args, nice: int = 0, seconds: float | None = None, **kwargs):
+    ``publish``: the job is also called with ``publish=PATH``, a file where it writes its best
+    answer so far (:meth:`latest` reads it while the job runs)."""
+
+    def __init__(self, target: str, *args, nice: int = 0, seconds: float | None = None, publish: bool = False,
+                 **kwargs):
         import os
         import pickle
         import subprocess
         import sys
         import tempfile
+
+        self.published = None
+        if publish:
+            fd, self.published = tempfile.mkstemp(prefix="splitopt-", suffix=".pkl")
+            os.close(fd)
+            os.unlink(self.published)  # nothing published yet
+            kwargs["publish"] = self.published
 
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self.started = time.perf_counter()
@@ -139,6 +150,28 @@ class Child:
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.error: str | None = None
 
+    def latest(self):
+        """The job's best answer published so far (``publish``), or ``None``."""
+        import pickle
+
+        if self.published is None:
+            return None
+        try:
+            with open(self.published, "rb") as fh:
+                return pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return None
+
+    def _clean(self) -> None:
+        import os
+
+        if self.published is not None:
+            for path in (self.published, self.published + ".tmp"):
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+
     def done(self) -> bool:
         """Whether the child has finished (its answer is ready)."""
         return self.proc.poll() is not None
@@ -147,6 +180,7 @@ class Child:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.communicate()
+        self._clean()
 
     def collect(self, timeout: float | None = None):
         """The job's return value, or ``None`` when the child is still running after ``timeout``
@@ -168,6 +202,7 @@ class Child:
         except BaseException:  # Ctrl-C or a hard time-out of the caller: never leave the child behind
             self.kill()
             raise
+        self._clean()
         try:
             got = pickle.loads(out)
         except Exception:

@@ -149,11 +149,13 @@ def _sub_milp(instance: PlacementInstance, p: list[int], R: tuple[int, ...], tim
 
 
 def lns(instance: PlacementInstance, assignment, time_limit: float | None = 10.0, sub_time: float = 2.0,
-        triples: bool = True, stop=None) -> AlgoResult:
+        triples: bool = True, stop=None, publish: str | None = None) -> AlgoResult:
     """Improve a feasible placement by exact re-placement on pairs and triples of devices (module
     docstring). Returns a placement never worse than ``assignment`` (evaluator objective);
     ``info['rounds']`` counts accepted sub-solutions. ``stop``: a callable asked before each
-    sub-MILP; when it returns true the search ends (the MILP running beside it has finished)."""
+    sub-MILP; when it returns true the search ends (the MILP running beside it has finished).
+    ``publish``: a file each better placement is written to (pickled device names, replaced
+    atomically), for the process that started this one in a child (:meth:`.guard.Child.latest`)."""
     if instance.contiguity == "chain":
         raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (ideals) is exact there; "
                                           "the device LNS handles 'none' and 'convex'")
@@ -187,11 +189,22 @@ def lns(instance: PlacementInstance, assignment, time_limit: float | None = 10.0
             if _better(key, cur):
                 p, cur, moved = q, key, True
                 rounds += 1
+                if publish is not None:
+                    _publish(publish, [instance.devices[d] for d in p])
                 break
         if stopped or not moved:
             break
     return AlgoResult([instance.devices[d] for d in p], status="ok",
                       info={"rounds": rounds, "stopped_by_time": stopped})
+
+
+def _publish(path: str, assignment: list[str]) -> None:
+    import os
+    import pickle
+
+    with open(path + ".tmp", "wb") as fh:
+        pickle.dump(assignment, fh)
+    os.replace(path + ".tmp", path)
 
 
 def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoResult:

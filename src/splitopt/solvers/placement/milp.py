@@ -266,11 +266,13 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
             # the exact re-placement polishes the incumbent on the second core meanwhile, until the
             # end (the LP's own placements are poorer: three branches of 50 layers, non-contiguous,
             # 33.29 ms where the re-placement beside the MILP had reached 32.93 ms)
-            early = guard.Child("splitopt.solvers.placement.lns:lns", instance, inc, nice=LNS_NICE, seconds=spare)
+            early = guard.Child("splitopt.solvers.placement.lns:lns", instance, inc, nice=LNS_NICE, seconds=spare,
+                                publish=True)
         rest = COLGEN_SHARE * spare
         # no mip_gap asks for an exact answer: the LP then aims 1e-6 below the incumbent (it never
         # proves an exact optimum; its bound and placement start the MILP)
-        r = colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-6, incumbent=inc)
+        r = colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-6, incumbent=inc,
+                              polled=None if early is None else early.latest)
         info["colgen"] = r.info["tried"]
         cv = evaluate(instance, r.assignment)[0]
         if cv < inc_val:
