@@ -534,7 +534,10 @@ def build_milp(instance: PlacementInstance, *, symmetry: bool = True, valid_ineq
         lbv = max(work_bound(instance), lower_bound or 0.0)
         m.lb = pyo.Constraint(expr=m.T >= lbv / unit * (1 - 1e-9))
     if incumbent is not None:
-        m.ub = pyo.Constraint(expr=m.T <= incumbent / unit * (1 + 1e-9))
+        # the cap sits 1e-6 above the incumbent: at 1e-9 HiGHS called a badly scaled model
+        # infeasible (its tolerances) where a placement 1e-7 below the incumbent existed, and the
+        # incumbent passed for optimal
+        m.ub = pyo.Constraint(expr=m.T <= incumbent / unit * (1 + 1e-6))
     m.obj = pyo.Objective(expr=m.T, sense=pyo.minimize)
     return m
 

@@ -19,9 +19,11 @@ branched on, the columns of positive value are disjoint and, the covering rows m
 placement: it is scored by the evaluator and, at most ``V``, refutes ``V``. Depth first, the child
 the LP leans to first. The answer ``"proven"`` needs every node pruned.
 
-Applies where the DP prices exactly what a placement may use: max-load objective, memory never
-binding (the DP has no memory dimension), contiguity ``none`` or the convex DP (elsewhere a leaf's
-placement may be infeasible, so it can neither refute ``V`` nor be branched on).
+Applies wherever the DP prices the LP. Where the DP prices a relaxation (memory-free where memory
+could bind; all sets for a convex instance whose convex DP has too many codes; the max-load of a
+fwd+bwd instance, never above its value), proofs stay valid, but a leaf's placement may not fit in
+memory, not be convex or exceed ``V`` by its objective: such a leaf is *open* (no proof at ``V``)
+and the search goes on for a placement elsewhere.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from splitopt.solvers.placement.configlp import _ColGen, _placement
-from splitopt.solvers.placement.pricing import _Data, _max_memory, _PathDP
+from splitopt.solvers.placement.pricing import _Data, _PathDP
 
 EPS = 1e-6
 """Column values below this count as zero."""
@@ -62,12 +64,8 @@ class Node:
 
 
 def applies(d: _Data, instance, V: float, dp: _PathDP | None) -> bool:
-    """Whether a leaf's columns always make a feasible placement (module docstring)."""
-    if dp is None or instance.objective != "max-load":
-        return False
-    if d.cap is not None and _max_memory(d, V) > d.cap:
-        return False
-    return instance.contiguity == "none" or dp.convex
+    """Whether the DP prices the configuration LP here (the branching lives in its codes)."""
+    return dp is not None
 
 
 class BranchPrice:
@@ -105,6 +103,7 @@ class BranchPrice:
             return "undecided", None
         zero = np.zeros(d.G, bool)
         stack = [Node((), zero, zero)]
+        open_leaf = False  # a leaf whose placement the evaluator rejects: no proof, the search goes on
         while stack:
             if (deadline is not None and time.perf_counter() >= deadline) or \
                     (max_nodes is not None and self.nodes >= max_nodes):
@@ -126,13 +125,14 @@ class BranchPrice:
             kids = self._branch(cg, node)
             if kids is None:  # a leaf: the columns make a placement
                 place = self._leaf(cg)
-                if place is None:
-                    return "undecided", None
-                return "found", place
+                if place is not None:
+                    return "found", place
+                open_leaf = True
+                continue
             for kid in kids:
                 kid.centre = cg.centre
             stack.extend(reversed(kids))  # the first child is searched first
-        return "proven", None
+        return ("undecided" if open_leaf else "proven"), None
 
     def _keep(self, cg: _ColGen) -> None:
         seen = {S.tobytes() for S in self.pool}
