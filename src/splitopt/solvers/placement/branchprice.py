@@ -88,8 +88,8 @@ class BranchPrice:
         if self.cpu_dp is not None:
             cpu_dp = _PathDP(d, V, self.cpu_dp.order, self.cpu_dp.convex, cpu=True, pairs=node.pairs)
             cpu_dp.allowed = self.cpu_dp.allowed & ~node.off_cpu
-        if (dp._plan(16 * _PathDP.MAX_CODES) is None
-                or (cpu_dp is not None and cpu_dp._plan(16 * _PathDP.MAX_CODES) is None)):
+        if (dp._plan(4 * _PathDP.MAX_CODES) is None
+                or (cpu_dp is not None and cpu_dp._plan(4 * _PathDP.MAX_CODES) is None)):
             return None  # the pairs open too many codes
         return dp, cpu_dp
 
