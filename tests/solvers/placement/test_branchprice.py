@@ -99,3 +99,19 @@ def test_branching_proves_where_the_lp_cannot(seed, length, contiguity):
     verdict, place = BranchPrice(inst, d, ref.objective * (1 + 1e-9)).decide(None, max_nodes=2000)
     assert verdict == "found"
     assert evaluate(inst, _placement(inst, d, place))[0] <= ref.objective * (1 + 1e-9)
+
+
+def test_relaxation_bound_passes_the_lps_with_branching():
+    # colgen's search: with branch and price its bound passes the LP's own threshold, stays at or
+    # below the exact MILP's optimum, and its placement is scored by the evaluator
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement.colgen import relaxation
+
+    inst = layer_graph(13, 3, 4, training=True, n_accelerators=3, n_cpus=1, contiguity="none")
+    opt = solve(inst, "milp").objective
+    lp = relaxation(inst, time_limit=20, target_gap=1e-9, branch=False)
+    bp = relaxation(inst, time_limit=20, target_gap=1e-9)
+    assert lp.bound < opt * (1 - 1e-6)  # the LP alone leaves a gap: the test can fail
+    assert lp.bound < bp.bound <= opt * (1 + 1e-9)
+    assert any("branch_and_price" in t for t in bp.info["tried"])
+    assert evaluate(inst, bp.assignment)[0] >= opt * (1 - 1e-9)
