@@ -189,7 +189,7 @@ class BranchPrice:
 
     def _leaf(self, cg: _ColGen):
         """The placement of a leaf's disjoint columns (CPU fractions: the classes outside them go to
-        the cores, first fit by decreasing CPU time), scored by the evaluator; ``None`` where it
+        the least loaded core, by decreasing CPU time), scored by the evaluator; ``None`` where it
         exceeds ``V`` or is infeasible."""
         from splitopt.errors import InfeasibleSolution
         from splitopt.models.placement import evaluate

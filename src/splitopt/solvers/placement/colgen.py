@@ -135,7 +135,12 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     for the dive and the restricted MILP; one part in 50 of the limit (at most 1 s) is kept for the
     end. Returns the best placement (evaluated) and ``bound`` the largest value proven (one part in
     1e9 below it, for the solvers' tolerances); ``info["tried"]`` lists every value, its verdict,
-    Lagrangian bound, columns, the clock, and the placements found there."""
+    Lagrangian bound, columns, the clock, and the placements found there.
+
+    ``branch``: decide values by branch and price (:mod:`.branchprice`) once the LP's threshold is
+    bracketed (module docstring; default). ``polled``: a callable returning a placement (device
+    names) or ``None``, asked before each such value: the re-placement that :mod:`.milp` runs beside
+    publishes its best placement there."""
     from splitopt.errors import InfeasibleSolution
     from splitopt.models.placement import evaluate
     from splitopt.solvers.placement.bounds import combinatorial_bound
