@@ -63,21 +63,15 @@ class Node:
         return ok
 
 
-def applies(d: _Data, instance, V: float, dp: _PathDP | None) -> bool:
-    """Whether the DP prices the configuration LP here (the branching lives in its codes)."""
-    return dp is not None
-
-
 class BranchPrice:
     """The search at one value ``V`` (:meth:`decide`), with a pool of columns shared by its nodes."""
 
     def __init__(self, instance, d: _Data, V: float, columns=(), cpu_columns=()):
         self.instance, self.d, self.V = instance, d, V
-        self.root = _ColGen(d, V, list(columns), cpu_columns=list(cpu_columns))
-        self.dp, self.cpu_dp = self.root.dp, self.root.cpu_dp
-        self.ok = applies(d, instance, V, self.dp)
-        self.pool = list(self.root.cols)
-        self.cpu_pool = list(self.root.cpu_cols)
+        root = _ColGen(d, V, list(columns), cpu_columns=list(cpu_columns))
+        self.dp, self.cpu_dp = root.dp, root.cpu_dp
+        self.ok = self.dp is not None  # the branching lives in the DP's codes
+        self.pool, self.cpu_pool = list(root.cols), list(root.cpu_cols)
         self.nodes = 0
 
     def _dps(self, node: Node):
@@ -230,4 +224,4 @@ def _one(n: int, g: int) -> np.ndarray:
     return m
 
 
-__all__ = ["BranchPrice", "Node", "applies"]
+__all__ = ["BranchPrice", "Node"]

@@ -99,7 +99,7 @@ import numpy as np
 from splitopt.errors import InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
-from splitopt.solvers.placement.branchprice import BranchPrice, applies
+from splitopt.solvers.placement.branchprice import BranchPrice
 from splitopt.solvers.placement.configlp import HEURISTIC_FROM, KEEP, _ColGen, _placement, _sets_of, prove_above  # noqa: F401
 from splitopt.solvers.placement.master import _Master, _restricted_mip  # noqa: F401
 from splitopt.solvers.placement.pricing import _Data, _fractional_knapsack, _max_memory, _PathDP, _Pricer  # noqa: F401
@@ -182,22 +182,16 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     V = max(lb, ub * (1 - max(target_gap, first_step)))
     if V <= lb:  # the combinatorial bound is already that close: aim at the target (BERT-24)
         V = aim(ub)
-    def score(place):
-        if place is None:
-            return math.inf, None
-        p = _placement(instance, d, place)
-        try:
-            return evaluate(instance, p)[0], p
-        except InfeasibleSolution:  # not contiguous as the instance asks
-            return math.inf, None
-
-    def score_names(a):
+    def score_names(a):  # (value, placement) of device names; inf where infeasible
         if a is None:
             return math.inf, None
         try:
             return evaluate(instance, a)[0], a
-        except InfeasibleSolution:
+        except InfeasibleSolution:  # not contiguous as the instance asks
             return math.inf, None
+
+    def score(place):  # the same for a device per class
+        return score_names(None if place is None else _placement(instance, d, place))
 
     step = first_step
     proven_cols: list[np.ndarray] = []
@@ -233,7 +227,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols),
                       "seconds": round(time.perf_counter() - t0, 2)})
         if searching is None:
-            searching = branch and applies(d, instance, V, cg.dp)
+            searching = branch and cg.dp is not None  # the branching lives in the DP's codes
         if verdict == "proven":
             step = first_step
             proven = lo = V

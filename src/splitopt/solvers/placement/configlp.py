@@ -114,7 +114,8 @@ class _ColGen:
         # a column within the solver's tolerance of V is kept: columns only steer the duals,
         # the proof is the Lagrangian bound, whatever the columns
         for S, ok in zip(sets, d.fitting(sets, self.V * (1 + 1e-6), memory=not self.memory_free)):
-            if ok and S.tobytes() not in self.have and (self.node is None or self.node.admitted([S], False)[0]):
+            # (at a branch-and-price node the DP's pairs and masks already meet its decisions)
+            if ok and S.tobytes() not in self.have:
                 self.have.add(S.tobytes())
                 fresh.append(S)
         self.cols.extend(fresh)
@@ -125,8 +126,7 @@ class _ColGen:
             rho, csets = self.cpu_dp.price(point, 10, deadline)
             rho *= 1 + 1e-12
             have = max((point[S].sum() for S in self.cpu_cols), default=0.0)
-            new_cpu = [S for S in csets if point[S].sum() > have + 1e-9
-                       and (self.node is None or self.node.admitted([S], True)[0])]
+            new_cpu = [S for S in csets if point[S].sum() > have + 1e-9]
             self.cpu_cols.extend(new_cpu)
             self.master.add(new_cpu, cpu=True)
             fresh = fresh + new_cpu
