@@ -129,6 +129,8 @@ def test_a_failing_child_is_an_error_not_a_time_limit(beside_everywhere, monkeyp
     real = milp._solve_beside
     monkeypatch.setattr(milp, "_solve_beside",
                         lambda instance, build_kw, *a, **kw: real(instance, {**build_kw, "no_such_option": 1}, *a, **kw))
+    # the configuration LP off: its branch and price would certify this small instance first
+    monkeypatch.setattr(milp, "COLGEN_FROM", math.inf)
     r = milp.solve(inst, time_limit=20.0)
     v = evaluate(inst, r.assignment)[0]
     # (seed 5: the incumbent does not meet the combinatorial bound, so the MILP runs)

@@ -12,6 +12,7 @@ from splitopt.families import solve
 from splitopt.instances.placement import generate
 from splitopt.models.placement import evaluate
 from splitopt.solvers.placement.branchprice import BranchPrice, Node
+from splitopt.solvers.placement.colgen import EXACT, relaxation
 from splitopt.solvers.placement.configlp import _placement, prove_above
 from splitopt.solvers.placement.pricing import _Data, _PathDP
 
@@ -74,6 +75,9 @@ def test_decisions_agree_with_brute_force(seed, contiguity):
     below = BranchPrice(inst, d, opt * (1 - 1e-7))
     assert below.ok
     assert below.decide(None, max_nodes=500)[0] == "proven"
+    # the value that certifies an optimum (colgen.EXACT below it) is proven too: the DP's load
+    # tolerance admits none of the optimum's sets there
+    assert BranchPrice(inst, d, opt * (1 - EXACT)).decide(None, max_nodes=500)[0] == "proven"
     at = BranchPrice(inst, d, opt * (1 + 1e-9))
     verdict, place = at.decide(None, max_nodes=500)
     assert verdict == "found"
@@ -105,7 +109,6 @@ def test_relaxation_bound_passes_the_lps_with_branching():
     # colgen's search: with branch and price its bound passes the LP's own threshold, stays at or
     # below the exact MILP's optimum, and its placement is scored by the evaluator
     from splitopt.instances.placement_gen import layer_graph
-    from splitopt.solvers.placement.colgen import relaxation
 
     inst = layer_graph(13, 3, 4, training=True, n_accelerators=3, n_cpus=1, contiguity="none")
     opt = solve(inst, "milp").objective
@@ -115,3 +118,36 @@ def test_relaxation_bound_passes_the_lps_with_branching():
     assert lp.bound < bp.bound <= opt * (1 + 1e-9)
     assert any("branch_and_price" in t for t in bp.info["tried"])
     assert evaluate(inst, bp.assignment)[0] >= opt * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+@pytest.mark.parametrize("seed", range(8))
+def test_relaxation_certifies_only_true_optima(seed, contiguity):
+    # target_gap 0 (what milp asks without a mip_gap): the bound never passes the brute-force
+    # optimum, and where it meets the placement's value within the package's 1e-9 that placement is
+    # the optimum
+    inst = _case(seed, contiguity)
+    opt = solve(inst, "bruteforce").objective
+    r = relaxation(inst, time_limit=20, target_gap=0.0)
+    value = evaluate(inst, r.assignment)[0]
+    assert r.bound <= opt * (1 + 1e-12)
+    if value - r.bound <= 1e-9 * value:
+        assert math.isclose(value, opt, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("seed, length, contiguity", ((13, 4, "none"), (6, 5, "none")))
+def test_milp_certifies_by_branch_and_price(seed, length, contiguity):
+    # where the LP reaches k just below the optimum (the cases above; the convex one starts 1.6 %
+    # apart, beyond colgen.BRANCH_GAP: the MILP proves it), milp without a mip_gap
+    # still ends optimal by the configuration LP's branch and price (EXACT below the optimum), and
+    # agrees with the MILP run alone (a second method)
+    from splitopt.instances.placement_gen import layer_graph
+
+    inst = layer_graph(seed, 3, length, training=True, n_accelerators=3 + (contiguity == "convex"), n_cpus=1,
+                       contiguity=contiguity)
+    alone = solve(inst, "milp")  # no time limit: no configuration LP
+    r = solve(inst, "milp", time_limit=30)
+    assert alone.status == r.status == "optimal"
+    assert r.info["proof"] == "colgen"
+    assert math.isclose(r.objective, alone.objective, rel_tol=1e-9)
+    assert r.objective - r.bound <= 1e-9 * r.objective

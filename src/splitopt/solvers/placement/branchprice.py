@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from splitopt.solvers.placement.configlp import _ColGen, _placement
-from splitopt.solvers.placement.pricing import _Data, _PathDP
+from splitopt.solvers.placement.pricing import LOAD_TOL, _Data, _PathDP
 
 EPS = 1e-6
 """Column values below this count as zero."""
@@ -215,7 +215,7 @@ class BranchPrice:
             value = evaluate(self.instance, _placement(self.instance, d, place))[0]
         except InfeasibleSolution:
             return None
-        return place if value <= V * (1 + 1e-9) else None
+        return place if value <= V * (1 + LOAD_TOL) else None
 
 
 def _one(n: int, g: int) -> np.ndarray:

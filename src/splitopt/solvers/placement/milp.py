@@ -269,9 +269,10 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
             early = guard.Child("splitopt.solvers.placement.lns:lns", instance, inc, nice=LNS_NICE, seconds=spare,
                                 publish=True)
         rest = COLGEN_SHARE * spare
-        # no mip_gap asks for an exact answer: the LP then aims 1e-6 below the incumbent (it never
-        # proves an exact optimum; its bound and placement start the MILP)
-        r = colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 1e-6, incumbent=inc,
+        # no mip_gap asks for an exact answer: the LP aims 1e-6 below the incumbent (it never
+        # proves an exact optimum), the branch and price then at the value that certifies it
+        # (colgen.EXACT below it); else its bound and placement start the MILP
+        r = colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 0.0, incumbent=inc,
                               polled=None if early is None else early.latest)
         info["colgen"] = r.info["tried"]
         cv = evaluate(instance, r.assignment)[0]
@@ -279,7 +280,7 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
             inc, inc_val, inc_src = r.assignment, cv, r.info["solution_from"]
         if r.bound is not None and r.bound > lb:
             lb = lbs["colgen"] = r.bound
-        if inc_val - lb <= (mip_gap or 0.0) * inc_val + 1e-12 * inc_val:
+        if inc_val - lb <= max(mip_gap or 0.0, 1e-9) * inc_val:  # (the package's optimal: 1e-9)
             if early is not None:
                 early.kill()
             return proven()

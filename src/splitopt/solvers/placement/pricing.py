@@ -192,6 +192,13 @@ def _max_memory(d: _Data, V: float) -> float:
     return _fractional_knapsack(d.size[ok], d.acc[ok], V)
 
 
+LOAD_TOL = 1e-12
+"""The DP admits sets of load up to ``V (1 + LOAD_TOL)``: every set of load ``<= V`` whatever the
+order its seconds are summed in (rounding is about 1e-14 of ``V``), and none of a placement
+``5e-10`` above ``V``, so a proof at ``(1 - 5e-10) U`` can certify an incumbent of value ``U``
+(:data:`~.colgen.EXACT`). Was 1e-9 until 2026-11-25."""
+
+
 def _merged(tens):
     """Tensors with the same member classes as one (their seconds summed): a set pays a tensor iff
     it holds some of its members but not all, whoever produces it. A training graph's forward
@@ -247,7 +254,7 @@ class _PathDP:
         cost_only += [True] * len(self.pairs)
         # cpu: sets for a CPU core (CPU time, no communication: data is in host memory)
         self.w = d.cpu if cpu else d.acc
-        self.cap = V * (1 + 1e-9)
+        self.cap = V * (1 + LOAD_TOL)
         pos = np.empty(d.G, int)
         pos[order] = np.arange(d.G)
         touch: list[list[int]] = [[] for _ in range(d.G)]
