@@ -92,6 +92,17 @@ def test_path_dp_pricing_is_the_exact_maximum(seed):
             assert math.isclose(got, max(want, 0.0), rel_tol=1e-12, abs_tol=1e-15), (got, want)
             assert sets and math.isclose(math.fsum(pi[sets[0]]), got, rel_tol=1e-12, abs_tol=1e-15)
             assert all(d.fits(S, V * (1 + 1e-9)) or not S.any() for S in sets)
+            # with a floor: the exact maximum where it is above the floor, and the same sets as
+            # without it that are above it (the pruning drops only points that cannot end above
+            # it), else the floor and no set; floors on both sides of the maximum
+            for floor in (0.5 * want, 0.999 * want, want * 1.001):
+                top, above = dp.price(pi, ncols=5, floor=floor)
+                if want > floor:
+                    assert math.isclose(top, want, rel_tol=1e-12)
+                    same = [S.tobytes() for S in sets if math.fsum(pi[S]) > floor]
+                    assert [S.tobytes() for S in above] == same
+                else:
+                    assert top == floor and above == []
 
 
 @pytest.mark.parametrize("training", (False, True))

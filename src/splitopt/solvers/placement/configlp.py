@@ -103,7 +103,7 @@ class _ColGen:
         d = self.d
         left = None if deadline is None else deadline - time.perf_counter()
         if self.dp is not None:
-            ub, sets = self.dp.price(point, self.ncols, deadline, keep=keep)
+            ub, sets = self.dp.price(point, self.ncols, deadline, keep=keep, floor=1.0)
             ub *= 1 + 1e-12  # the profits' rounding
             sets = [S for S in sets if point[S].sum() > 1 + 1e-9]
         else:

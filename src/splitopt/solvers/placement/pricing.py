@@ -430,7 +430,8 @@ class _PathDP:
             c[j] = x if kinds[j] else (1 if x else (4 if tainted else 0))
         return c, add
 
-    def price(self, pi: np.ndarray, ncols: int = 1, deadline: float | None = None, keep: int = 0):
+    def price(self, pi: np.ndarray, ncols: int = 1, deadline: float | None = None, keep: int = 0,
+              floor: float = -math.inf):
         """``(max pi(S), columns)``: the exact maximum and up to ``ncols`` sets of the largest
         profits (all within ``V``); ``(inf, [])`` if ``deadline`` passed first. The fronts of one
         step are merged by the compiled kernel :func:`_dp_step` (linear in the points: the fronts
@@ -440,20 +441,30 @@ class _PathDP:
         below the true one, so it is no bound): every front is thinned to ``keep`` points spread
         evenly along it, the lightest and the most profitable among them. Measured 2026-11-25 on a
         BERT-like training graph of 308 classes: exact fronts hold up to 262,000 points a step (a
-        pricing 0.2 s)."""
+        pricing 0.2 s).
+
+        ``floor``: only sets of profit above it are wanted. A point whose profit plus every positive
+        profit still to come is at most ``floor`` is dropped (it cannot end above it); the maximum
+        is then exact where it exceeds ``floor``, else ``floor`` is returned (an upper bound) with
+        no sets. The configuration LP asks ``floor = 1`` (its Lagrangian divides by ``max(u, 1)``,
+        and only sets of profit above 1 are columns)."""
         L, P, offs = np.zeros(1), np.zeros(1), np.array([0, 1], np.int64)
         hist = []
         self.thinned = False  # whether a heuristic pricing dropped points (else it was exact)
         self.points = 0  # the points of all fronts (the work of this pricing)
-        for (g, *_rest), (grp, src, add, take) in zip(self.steps, self._plan()):
+        # the positive profit still to come after each step (classes that may join)
+        gains = np.where(self.allowed, np.maximum(pi, 0.0), 0.0)[self.order]
+        after = np.concatenate((np.cumsum(gains[::-1])[::-1][1:], [0.0]))
+        for i, ((g, *_rest), (grp, src, add, take)) in enumerate(zip(self.steps, self._plan())):
             if deadline is not None and time.perf_counter() > deadline:
                 return math.inf, []
-            L, P, offs, par, xs, thin = _dp_step(L, P, offs, grp, src, add, take, float(pi[g]), self.cap, keep)
+            drop = floor - after[i] * (1 + 1e-12) if math.isfinite(floor) else -math.inf
+            L, P, offs, par, xs, thin = _dp_step(L, P, offs, grp, src, add, take, float(pi[g]), self.cap, keep, drop)
             self.thinned |= thin
             self.points += L.size
             hist.append((par, xs))
-        if P.size == 0:  # only the empty set fits (never: it has load 0)
-            return 0.0, [np.zeros(self.G, bool)]
+        if P.size == 0:  # every point dropped (or only the empty set fits: never, it has load 0)
+            return (max(floor, 0.0), []) if math.isfinite(floor) else (0.0, [np.zeros(self.G, bool)])
         best = np.argsort(-P, kind="stable")[:max(1, ncols)]
         return float(P[best[0]]), [self._set(hist, int(j)) for j in best]
 
@@ -466,7 +477,7 @@ class _PathDP:
 
 
 @njit(cache=True)
-def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep):  # pragma: no cover - compiled
+def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep, drop):  # pragma: no cover - compiled
     """One step of :class:`_PathDP`: for every code after the step (``grp[i]:grp[i+1]`` indexes its
     incoming parts: the front of code ``src[j]`` before the step, shifted by ``add[j]`` seconds and,
     where ``take[j]``, by the profit ``gain``), the Pareto front of the merged parts: loads within
@@ -474,7 +485,8 @@ def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep):  # pragma: no co
     sorted by load, so a k-way merge is linear. Returns the new ``(L, P, offs)`` and per point the
     flat index of its parent and whether the class joined, and whether a front was thinned
     (``keep > 0``, a heuristic: each front thinned to ``keep`` points evenly spread along it, its
-    first and last among them)."""
+    first and last among them). Points of profit ``<= drop`` are left out (:meth:`_PathDP.price`'s
+    ``floor``)."""
     tot = 0
     for j in range(src.size):
         tot += offs[src[j] + 1] - offs[src[j]]
@@ -512,8 +524,9 @@ def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep):  # pragma: no co
             heads[jb] = h + 1
             if pb > top:
                 top = pb
-                Ln[n], Pn[n], par[n], xs[n] = lb, pb, h, take[jb]
-                n += 1
+                if pb > drop:
+                    Ln[n], Pn[n], par[n], xs[n] = lb, pb, h, take[jb]
+                    n += 1
         cnt = n - offn[gi]
         if keep > 1 and cnt > keep:
             thin = True
