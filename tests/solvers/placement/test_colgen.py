@@ -522,3 +522,24 @@ def test_memory_free_pricing_happens():
         d = _Data(inst)
         free += _ColGen(d, solve(inst, "bruteforce").objective * 1.05).memory_free
     assert free >= 2
+
+
+def test_relaxation_bounds_its_own_combinatorial_bound_by_the_limit(monkeypatch):
+    # milp hands its bound on (the combinatorial bound is not computed again); alone, the
+    # relaxation computes it with a deadline (it took 16 s of an 8 s call on a 6,083-node graph)
+    from splitopt.solvers.placement import bounds, colgen
+
+    inst = generate(3, n_nodes=8, n_accelerators=2, n_cpus=1, memory=False)
+    deadlines = []
+    real = bounds.combinatorial_bound
+
+    def spy(instance, deadline=None):
+        deadlines.append(deadline)
+        return real(instance, deadline=deadline)
+
+    monkeypatch.setattr(bounds, "combinatorial_bound", spy)
+    lb = real(inst)[0]
+    r = colgen.relaxation(inst, time_limit=5.0, lower_bound=lb)
+    assert deadlines == [] and r.bound >= lb * (1 - 1e-12)
+    colgen.relaxation(inst, time_limit=5.0)
+    assert len(deadlines) == 1 and deadlines[0] is not None

@@ -98,3 +98,33 @@ def test_publishes_each_better_placement_for_the_process_beside(tmp_path):
     import os
 
     assert not os.path.exists(child.published)
+
+
+def test_a_sub_milp_build_is_paid_out_of_the_limit(monkeypatch):
+    # on a fake clock: each sub-MILP takes its solver time plus 0.5 s of build (which the solver's
+    # limit does not see). After the first, lns knows that overhead and starts no sub-MILP that
+    # would end past its deadline (before 2026-11-25 the second one got the 1.5 s left and the call
+    # ended 0.5 s late)
+    from splitopt.solvers.placement import lns as lns_module
+
+    class Clock:
+        now = 100.0
+
+        def perf_counter(self):
+            return self.now
+
+    clock = Clock()
+    gives = []
+
+    def sub_milp(instance, p, R, time_limit):
+        gives.append(time_limit)
+        clock.now += time_limit + 0.5
+        return None  # nothing better: the search goes on to the next pair or triple
+
+    monkeypatch.setattr(lns_module, "time", clock)
+    monkeypatch.setattr(lns_module, "_sub_milp", sub_milp)
+    inst = generate(1, n_nodes=8, n_accelerators=3, n_cpus=1, contiguity="none")
+    start = ["cpu0"] * inst.n_nodes  # (every node runs on a CPU core)
+    r = lns(inst, start, time_limit=4.0, sub_time=2.0)
+    assert r.info["stopped_by_time"] and len(gives) == 2  # the test can fail: six sets were left
+    assert gives[0] == 2.0 and clock.now <= 100.0 + 4.0
