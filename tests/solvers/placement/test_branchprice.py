@@ -151,3 +151,32 @@ def test_milp_certifies_by_branch_and_price(seed, length, contiguity):
     assert r.info["proof"] == "colgen"
     assert math.isclose(r.objective, alone.objective, rel_tol=1e-9)
     assert r.objective - r.bound <= 1e-9 * r.objective
+
+
+def test_time_the_milp_leaves_certifies_its_placement(monkeypatch):
+    # the configuration LP starts from a poor placement (all on the CPU core: too far for the
+    # branching), the MILP phase (stubbed) ends with the optimum but only the LP's bound: the time
+    # left goes to the branch and price, which certifies that placement (the optimum of the exact
+    # MILP run alone, a second method)
+    from splitopt.families import AlgoResult
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement import milp
+
+    inst = layer_graph(13, 3, 4, training=True, n_accelerators=3, n_cpus=1, contiguity="none")
+    ref = solve(inst, "milp")
+    assert ref.status == "optimal"
+    poor = ["cpu0"] * inst.n_nodes
+    monkeypatch.setattr(milp, "_incumbent", lambda instance, limit: (poor, evaluate(instance, poor)[0]))
+    seen = {}
+
+    def phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, early, inc, inc_val, inc_src, lb, lbs,
+              info, proven):
+        seen["lb"] = lb
+        return AlgoResult(list(ref.assignment), status="time_limit", bound=lb, info=info)
+
+    monkeypatch.setattr(milp, "_milp_phase", phase)
+    r = milp.solve(inst, time_limit=20)
+    assert seen["lb"] < ref.objective * (1 - 1e-6)  # the LP alone left a gap: the test can fail
+    assert r.status == "optimal" and r.info["proof"] == "colgen" and "certify" in r.info
+    value = evaluate(inst, r.assignment)[0]
+    assert math.isclose(value, ref.objective, rel_tol=1e-9) and value - r.bound <= 1e-9 * value

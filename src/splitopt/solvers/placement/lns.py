@@ -160,6 +160,11 @@ def lns(instance: PlacementInstance, assignment, time_limit: float | None = 10.0
         raise InstanceError("contiguity", "is 'chain': the ideal branch and bound (ideals) is exact there; "
                                           "the device LNS handles 'none' and 'convex'")
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    # the sub-MILPs' modules, before the first is timed (a first import of pyomo.environ in the
+    # process takes about 0.5 s: a 3 s call ended at 3.1-3.2 s)
+    import pyomo.environ  # noqa: F401
+
+    from splitopt.solvers import exact  # noqa: F401
     p = device_indices(instance, assignment)
     cur = _key(instance, p)
     D = instance.n_devices
