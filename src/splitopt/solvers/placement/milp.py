@@ -220,6 +220,9 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     placement keeps the proven bound (ResNet-50 non-contiguous without the LP: gap at 60 s 0.91 % ->
     0.45 %). Where the solver calls its answer optimal but its bound sits more than 1e-9 below the
     evaluator's value (HiGHS's feasibility tolerance), :func:`_tighten` re-solves with a tight one.
+    Where the configuration LP ran and the MILP and the re-placement leave time without a proof,
+    :func:`_certify` gives it to the LP's branch and price once more, from their best placement and
+    bound (since 2026-11-25).
 
     ``symmetry``: our symmetry-breaking rows (``True``), none (``False``), or ``None`` (default):
     ours for ``chain`` and ``convex``, none for ``none`` contiguity, where HiGHS's own symmetry
