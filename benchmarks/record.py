@@ -57,8 +57,12 @@ def main(argv: list[str]) -> int:
 
     sys.argv = [script, *args]
     t0 = time.perf_counter()
+    code = 0
     with contextlib.redirect_stdout(Tee()):
-        runpy.run_path(script, run_name="__main__")
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as exc:  # a script that ends with sys.exit(status): its output is kept
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     took = time.perf_counter() - t0
     path = Path(__file__).resolve().parent / "results" / f"{name}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -66,7 +70,7 @@ def main(argv: list[str]) -> int:
                     f"Machine: {machine()}.\nMeasured {time.strftime('%Y-%m-%d %H:%M %Z')} in {took:.0f} s "
                     f"(`make bench`; ratios are side by side in one run).\n\n```\n{out.getvalue().rstrip()}\n```\n")
     print(f"wrote {path}", file=sys.stderr)
-    return 0
+    return code
 
 
 if __name__ == "__main__":
