@@ -209,7 +209,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     # 1e-6 below the incumbent; the branch and price then goes on to target_gap
     lp_gap = max(target_gap, 1e-6)
 
-    def aim(u):  # the value that meets the LP's target gap once proven (the proof is 1e-9 below it)
+    def aim(u):  # the value that meets the LP's target gap once proven (with a 1e-9 margin)
         return u * (1 - lp_gap) * (1 + 2e-9)
 
     # first aim below the target, where the LP is tight enough for a dive to find placements

@@ -288,7 +288,7 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
             inc, inc_val, inc_src = r.assignment, cv, r.info["solution_from"]
         if r.bound is not None and r.bound > lb:
             lb = lbs["colgen"] = r.bound
-        if inc_val - lb <= max(mip_gap or 0.0, 1e-9) * inc_val:  # (the package's optimal: 1e-9)
+        if _meets(inc_val, lb, mip_gap):
             if early is not None:
                 early.kill()
             return proven()
@@ -303,6 +303,12 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     return res
 
 
+def _meets(value: float, bound: float, mip_gap) -> bool:
+    """Whether ``bound`` certifies ``value`` within ``mip_gap`` (at least the package's 1e-9 for
+    ``optimal``)."""
+    return value - bound <= max(mip_gap or 0.0, 1e-9) * value
+
+
 def _certify(instance: PlacementInstance, res: AlgoResult, rest: float, mip_gap, info: dict) -> AlgoResult:
     """The time the MILP and the re-placement left (a small MILP in this process gets 0.6 of it,
     and the re-placement stops where no pair or triple improves) goes to the configuration LP's
@@ -313,9 +319,9 @@ def _certify(instance: PlacementInstance, res: AlgoResult, rest: float, mip_gap,
     stayed 7.5e-5 below, and the call ended at 19.5 s, ``time_limit``."""
     from splitopt.solvers.placement import colgen
 
-    value = evaluate(instance, res.assignment)[0]
     if rest < 1.0 or res.bound is None:
         return res
+    value = evaluate(instance, res.assignment)[0]
     r = colgen.relaxation(instance, time_limit=rest, target_gap=mip_gap or 0.0, incumbent=res.assignment,
                           lower_bound=res.bound)
     info["certify"] = r.info["tried"]
@@ -325,7 +331,7 @@ def _certify(instance: PlacementInstance, res: AlgoResult, rest: float, mip_gap,
         a, v = r.assignment, rv
         info["solution_from"] = r.info["solution_from"]
     bound = min(max(bound, r.bound if r.bound is not None else bound), v)
-    status = "optimal" if v - bound <= max(mip_gap or 0.0, 1e-9) * v else res.status
+    status = "optimal" if _meets(v, bound, mip_gap) else res.status
     if status == "optimal":
         info["proof"] = "colgen"
     return AlgoResult(a, status=status, bound=bound, info=info)
