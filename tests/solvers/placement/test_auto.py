@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from timing import Stopwatch, assert_kept
 
 from splitopt.families import AlgoResult, get_family, solve
 from splitopt.instances import io
@@ -153,10 +154,9 @@ def test_auto_keeps_its_time_limit():
     from splitopt.instances.placement_gen import operator_graph
 
     inst = operator_graph(0, "gnmt", 600, training=True, contiguity="none")
-    t0 = time.perf_counter()
-    r = solve(inst, "auto", time_limit=4)
-    spent = time.perf_counter() - t0
-    assert spent <= 4 + max(1.0, 0.4)
+    with Stopwatch() as sw:
+        r = solve(inst, "auto", time_limit=4)
+    assert_kept(sw, 4, 1.0)
     v = evaluate(inst, r.assignment)[0]
     assert close(r.objective, v)
     assert r.status in ("optimal", "time_limit") and r.bound is not None and r.bound <= v * (1 + 1e-12)
@@ -282,9 +282,9 @@ def test_child_process_guard():
     assert got is not None and got.status == "optimal"
     assert close(evaluate(small, got.assignment)[0], solve(small, "bruteforce").objective)
     big = operator_graph(1, "gnmt", 300, training=True, contiguity="chain")
-    t0 = time.perf_counter()
-    got = guard.solve_in_child(big, {}, "highs", None, 3.0)  # HiGHS alone takes minutes to prove it
-    assert time.perf_counter() - t0 <= 3.0 + 1.0
+    with Stopwatch() as sw:
+        got = guard.solve_in_child(big, {}, "highs", None, 3.0)  # HiGHS alone takes minutes to prove it
+    assert_kept(sw, 3.0, 1.0)
     assert got is None or got.status == "time_limit"
 
 
@@ -311,10 +311,9 @@ def test_auto_keeps_a_short_limit_on_4000_nodes(contiguity):
 
     inst = operator_graph(3, "bert", 2000, training=True, optimizer=True, contiguity=contiguity)
     assert inst.n_nodes > 4000
-    t0 = time.perf_counter()
-    r = solve(inst, "auto", time_limit=5)
-    spent = time.perf_counter() - t0
-    assert spent <= 5 + 1.5
+    with Stopwatch() as sw:  # timing.py: a busy machine cannot fail it (alone: 4.8-4.9 s wall and CPU)
+        r = solve(inst, "auto", time_limit=5)
+    assert_kept(sw, 5, 1.5, contiguity)
     v = evaluate(inst, r.assignment)[0]
     assert close(r.objective, v) and r.bound is not None and r.bound <= v * (1 + 1e-12)
 
