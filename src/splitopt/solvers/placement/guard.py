@@ -13,13 +13,12 @@ meanwhile (:func:`splitopt.solvers.placement.milp.solve` runs its exact pair/tri
 while the MILP runs in a child; :mod:`.auto` runs the non-contiguous relaxation beside the convex
 model). The child dies with its parent (Linux ``PR_SET_PDEATHSIG``,
 :func:`splitopt.validation.lifeline.set_pdeathsig`). :func:`milp_job` is the job that builds and
-solves the MILP; :func:`solve_in_child` starts it and waits.
+solves the MILP.
 """
 
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 
 #: the model's estimated build time (s) from which the MILP runs in a child
 CHILD_FROM = 1.0
@@ -214,15 +213,8 @@ class Child:
         return got["value"]
 
 
-def solve_in_child(instance, build_kw: dict, solver: str, mip_gap, seconds: float, tight: bool = False):
-    """``SimpleNamespace`` of :func:`milp_job`'s answer within ``seconds`` (a hard deadline), or
-    ``None`` when it was stopped there (or failed)."""
-    got = Child(f"{__name__}:milp_job", instance, build_kw, solver, mip_gap, tight, seconds=seconds).collect()
-    return None if got is None else SimpleNamespace(**got)
-
-
 if __name__ == "__main__":  # pragma: no cover
     _child_main()
 
 
-__all__ = ["Child", "milp_job", "solve_in_child", "worth_it", "margin", "CHILD_FROM", "START_SECONDS"]
+__all__ = ["Child", "milp_job", "worth_it", "margin", "CHILD_FROM", "START_SECONDS"]
