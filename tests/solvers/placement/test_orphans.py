@@ -1,6 +1,7 @@
 """Backward-only colour classes in the chain model (:mod:`splitopt.solvers.placement.orphans`): the
 mirrored instance keeps every load (its placements are the original's), the instance without
-orphans never costs more, the completion is a valid placement; on seeded training graphs with weight
+orphans never costs more, nor does the instance with their work attached (device by device), the
+completion is a valid placement; on seeded training graphs with weight
 updates the ideal search's bracket holds against the MILP."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import pytest
 from splitopt.families import solve
 from splitopt.instances.placement import generate
 from splitopt.instances.placement_gen import operator_graph
-from splitopt.models.placement import evaluate
+from splitopt.models.placement import device_loads, evaluate
 from splitopt.solvers.placement import orphans
 from splitopt.solvers.placement.common import Contracted
 
@@ -58,6 +59,61 @@ def test_mirrored_keeps_every_load_and_without_never_costs_more(seed):
         sub = evaluate(red.with_(contiguity="none"), [a[i] for i in keep])[0]
         assert sub <= loads["original"] * (1 + 1e-12)
     assert ok > 20
+
+
+def _attached_cases():
+    for seed in range(4):
+        yield orphan_case(seed)
+    for seed in range(2):  # weight updates: orphans fed by gradients shared with other backward nodes
+        yield operator_graph(seed, "bert", 40, training=True, optimizer=True, n_accelerators=3, contiguity="chain")
+
+
+@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("objective", ["max-load", "fwd+bwd"])
+def test_attached_never_costs_more_device_by_device(case, objective):
+    # the lower-bound argument of orphans.attached, checked on random placements of the original:
+    # each device's load on the attached instance (glued nodes with their class) is at most the
+    # original's; for fwd+bwd, its forward and its backward parts each
+    inst = list(_attached_cases())[case].with_(objective=objective, contiguity="none", acc_memory_bytes=None)
+    orph = Contracted(inst, orphans_only=True).orphans
+    att, keep = orphans.attached(inst, orph)
+    glued = range(len(keep), att.n_nodes)
+    # the small cases' orphans are fed by forward tensors only, which fwd+bwd does not glue
+    assert (len(glued) > 0) == (objective == "max-load" or case >= 4)
+    home = {att.colour[j]: j for j in range(len(keep)) if att.colour[j] is not None}
+    rng = np.random.default_rng(case)
+    higher = 0
+    for _ in range(300):
+        by_class, a = {}, []
+        for i in range(inst.n_nodes):
+            key = inst.colour[i] if inst.colour[i] is not None else ("n", i)
+            if key not in by_class:
+                by_class[key] = int(rng.integers(inst.n_devices))
+            a.append(by_class[key])
+        b = [a[i] for i in keep] + [a[keep[home[att.colour[j]]]] for j in glued]
+        f0, b0, _ = device_loads(inst, a)
+        f1, b1, _ = device_loads(att, b)
+        assert (f1 + b1 <= f0 + b0 + 1e-15).all()
+        if objective == "fwd+bwd":
+            assert (f1 <= f0 + 1e-15).all() and (b1 <= b0 + 1e-15).all()
+        red, _k = orphans.without(inst, orph)
+        f2, b2, _ = device_loads(red, [a[i] for i in keep])
+        higher += (f1 + b1).max() > (f2 + b2).max() * (1 + 1e-12)
+    assert (higher > 0) == (len(glued) > 0)  # glued work counts somewhere: above the bound without orphans
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_attached_optimum_brackets_the_chain_optimum(seed):
+    inst = orphan_case(seed)
+    orph = Contracted(inst, orphans_only=True).orphans
+    att, keep = orphans.attached(inst, orph)
+    lo = solve(att, "bruteforce").objective
+    opt = solve(inst, "bruteforce").objective
+    r = solve(inst, "ideals")
+    assert lo <= opt * (1 + 1e-12) and r.bound <= opt * (1 + 1e-12)
+    assert r.objective == pytest.approx(evaluate(inst, r.assignment)[0], rel=1e-12)
+    if r.status == "optimal":
+        assert r.objective == pytest.approx(opt, rel=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -225,7 +225,8 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
 def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, incumbent, direction,
                   t0: float, dp: bool = True) -> AlgoResult:
     """The chain optimum bracketed by two orphan-free instances (:mod:`.orphans`): the search on the
-    instance without the orphans gives a lower bound (half the time), the search on the mirrored
+    instance without the orphans, their work glued where it cannot leave (:func:`.orphans.attached`),
+    gives a lower bound (half the time), the search on the mirrored
     instance (the peer's DP model of such inputs) and the completion of the first placement give
     upper bounds; ``optimal`` when the best placement meets the lower bound."""
     from splitopt.errors import InfeasibleSolution
@@ -234,13 +235,13 @@ def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, 
     def left(share):
         return None if time_limit is None else max(share * (time_limit - (time.perf_counter() - t0)), 1e-3)
 
-    red, keep = orph.without(instance, orphans)
+    red, keep = orph.attached(instance, orphans)
     info: dict = {"orphan_classes": len(orphans), "orphan_nodes": sum(len(g) for g in orphans)}
     r = solve(red, time_limit=left(0.5), node_limit=node_limit, direction=direction, dp=dp)
     pre = None if time_limit is None else time.perf_counter() + 0.1 * time_limit
     lb = max(r.bound if r.bound is not None else 0.0, work_bound(instance), cardinality_bound(instance, pre),
              comm_work_bound(instance, deadline=pre))
-    info["without_orphans"] = {"status": r.status, "bound": r.bound}
+    info["orphans_attached"] = {"status": r.status, "bound": r.bound}
     cands = []
     if incumbent is not None:
         try:
@@ -248,7 +249,7 @@ def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, 
         except InfeasibleSolution:
             pass
     deadline = None if time_limit is None else t0 + time_limit
-    done = orph.place(instance, r.assignment, keep, orphans, deadline=deadline)
+    done = orph.place(instance, r.assignment[:len(keep)], keep, orphans, deadline=deadline)
     if done is not None:
         cands.append((evaluate(instance, done)[0], done, "completed"))
     if not cands or min(c[0] for c in cands) > lb * (1 + 1e-12):

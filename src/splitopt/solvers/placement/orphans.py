@@ -8,7 +8,11 @@ optimum, and each is solved by the ideal branch and bound:
 
 * :func:`without` drops the orphans (their nodes, the tensors they produce, and them as
   consumers): every device's load only shrinks, so its optimum is a **lower bound** of the
-  original's.
+  original's. :func:`attached` (what the search uses since 2026-11-25) keeps the part of the
+  orphans' work that cannot leave its feeder's device without paying a transfer at least as large:
+  a bound above it by up to the orphans' work (a BERT-like 2,476-node training graph with 661
+  weight updates, chain: 23.13 ms without them, 23.76 ms attached, where ``auto`` had left 3.1 %
+  open at 60 s: 0.54 % now).
 * :func:`mirrored` gives every orphan class an artificial forward node (no time, no bytes) and,
   for each backward tensor between an orphan and another class, a zero-time forward edge between
   their forward nodes in the mirrored direction: the orphans join the chain as the peer's DP places
@@ -16,8 +20,8 @@ optimum, and each is solved by the ideal branch and bound:
   restricted to the original nodes, are placements of the original with the same loads: its
   optimum is an **upper bound**, and equals the peer's DP value on such inputs.
 
-:func:`place` completes a placement of :func:`without` by putting each orphan class on the device
-that raises the objective least (a second upper bound). When an upper bound meets the lower bound
+:func:`place` completes a placement of either by putting each orphan class on the device that
+raises the objective least (a second upper bound). When an upper bound meets the lower bound
 the optimum is proven; otherwise :mod:`.auto` hands both to the MILP.
 """
 
@@ -26,6 +30,8 @@ from __future__ import annotations
 import math
 import time
 from typing import Sequence
+
+import numpy as np
 
 from splitopt.errors import InfeasibleSolution
 from splitopt.instances.placement import PlacementInstance
@@ -54,6 +60,76 @@ def without(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> tu
                             size_bytes=pick(instance.size_bytes), backward=pick(instance.backward),
                             colour=pick(instance.colour), objective=instance.objective,
                             contiguity=instance.contiguity, name=f"{instance.name}-without-orphans")
+    return red, keep
+
+
+def attached(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> tuple[PlacementInstance, list[int]]:
+    """The instance without the orphans, where each orphan class's accelerator time, up to the
+    seconds of a tensor feeding it, is glued to that tensor's producer; its optimum is a **lower
+    bound** of the original's, above :func:`without`'s by up to the orphans' work.
+
+    Each orphan class ``o`` is assigned one feeding tensor ``t`` (the one of most seconds whose
+    producer ``p`` is no orphan; for the ``fwd+bwd`` objective a backward ``p``, so that ``t``
+    counts in the backward part like ``o``). Per tensor, ``e = min(sum of its orphans' accelerator
+    times (infinite if one is unsupported), seconds of t)``; ``p``'s class gets a backward node of
+    accelerator time ``e`` (CPU time 0), and ``t`` loses ``e`` seconds. Why every device's load
+    only shrinks, for any placement of the original: an accelerator holding ``p`` either already
+    pays ``t`` out (a consumer that stays is elsewhere: it gains ``e`` and loses ``e``), or it pays
+    for ``t``'s orphans, on it (their accelerator times) or elsewhere (``t`` out, once): at least
+    ``e``; a CPU core pays no transfer, so it gets nothing; every other device pays ``t`` in with
+    fewer seconds, and the orphans' own loads are dropped (as in :func:`without`). The nodes it
+    keeps come first, in their order (``keep`` maps them to the original); the glued nodes follow."""
+    drop = {i for grp in orphans for i in grp}
+    keep = [i for i in range(instance.n_nodes) if i not in drop]
+    new = {i: j for j, i in enumerate(keep)}
+    back, tensors = instance.backward, instance.tensors
+    feeds: dict[int, list[int]] = {}
+    for ti, (p, cons, sec) in enumerate(tensors):
+        if p in drop or sec <= 0.0 or (instance.objective != "max-load" and not back[p]):
+            continue
+        for c in cons:
+            if c in drop:
+                feeds.setdefault(c, []).append(ti)
+    work: dict[int, float] = {}  # tensor -> summed accelerator time of the orphans assigned to it
+    for grp in orphans:
+        ts = {ti for i in grp for ti in feeds.get(i, ())}
+        if not ts:
+            continue
+        t = max(sorted(ts), key=lambda ti: tensors[ti][2])
+        a = math.fsum(instance.acc_seconds[i] for i in grp) if all(instance.supported[i] for i in grp) else math.inf
+        work[t] = work.get(t, 0.0) + a
+    glue = {ti: min(a, tensors[ti][2]) for ti, a in work.items()}
+    out = []
+    for ti, (p, cons, sec) in enumerate(tensors):
+        if p in drop:
+            continue
+        cs = tuple(new[c] for c in cons if c not in drop)
+        if cs:
+            out.append((new[p], cs, max(sec - glue.get(ti, 0.0), 0.0)))
+    names, cpu, acc = [instance.nodes[i] for i in keep], [instance.cpu_seconds[i] for i in keep], \
+        [instance.acc_seconds[i] for i in keep]
+    sup, size = [instance.supported[i] for i in keep], [instance.size_bytes[i] for i in keep]
+    bwd, colour = [back[i] for i in keep], [instance.colour[i] for i in keep]
+    fresh = max([c for c in instance.colour if c is not None] + [-1]) + 1
+    extra: dict[int, float] = {}
+    for ti, e in glue.items():
+        if e > 0.0:
+            extra[new[tensors[ti][0]]] = extra.get(new[tensors[ti][0]], 0.0) + e
+    taken = set(names)
+    for j, e in sorted(extra.items()):
+        if colour[j] is None:
+            colour[j], fresh = fresh, fresh + 1
+        nm = f"{names[j]}#orphans"
+        while nm in taken:
+            nm += "~"
+        taken.add(nm)
+        names.append(nm), cpu.append(0.0), acc.append(e), sup.append(True), size.append(0.0), bwd.append(True)
+        colour.append(colour[j])
+    red = PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(out), n_accelerators=instance.n_accelerators,
+                            n_cpus=instance.n_cpus, acc_memory_bytes=instance.acc_memory_bytes, supported=tuple(sup),
+                            size_bytes=tuple(size), backward=tuple(bwd), colour=tuple(colour),
+                            objective=instance.objective, contiguity=instance.contiguity,
+                            name=f"{instance.name}-orphans-attached")
     return red, keep
 
 
@@ -135,47 +211,113 @@ def _value(instance: PlacementInstance, a) -> float:
 
 def place(instance: PlacementInstance, partial: Sequence[str], keep: Sequence[int],
           orphans: Sequence[Sequence[int]], deadline: float | None = None) -> list[str] | None:
-    """A placement of ``instance`` from ``partial`` (devices of the nodes ``keep``): each orphan class,
-    largest first, on the device of its first neighbour, then moved to the device that lowers the
-    objective most (one pass; stopped at ``deadline``). ``None`` when no completion fits."""
-    a: list[str | None] = [None] * instance.n_nodes
+    """A placement of ``instance`` from ``partial`` (devices of the nodes ``keep``): each orphan class
+    on the device of its first placed neighbour, then, largest first, moved to the device that
+    makes the objective, then the loads sorted decreasingly, lexicographically smallest (passes
+    until none moves, or ``deadline``). Loads are updated per move (the tensors that touch the
+    class), so a pass over 661 weight updates of a 2,476-node graph takes milliseconds; the answer
+    is scored by the evaluator. ``None`` when no completion fits (memory, support)."""
+    from splitopt.models.placement import device_loads, objective_of
+
+    names = instance.devices
+    idx = {nm: d for d, nm in enumerate(names)}
+    k, D = instance.n_accelerators, instance.n_devices
+    a: list[int | None] = [None] * instance.n_nodes
     for i, d in zip(keep, partial):
-        a[i] = d
+        a[i] = idx[d] if isinstance(d, str) else int(d)
     nbr: dict[int, list[int]] = {}
-    for p, cons, _s in instance.tensors:
+    touch: dict[int, list[int]] = {}  # node -> tensors it produces or consumes
+    for ti, (p, cons, _s) in enumerate(instance.tensors):
+        touch.setdefault(p, []).append(ti)
         for c in cons:
             nbr.setdefault(p, []).append(c)
             nbr.setdefault(c, []).append(p)
-    cpu_names = [d for j, d in enumerate(instance.devices) if instance.is_cpu(j)]
+            touch.setdefault(c, []).append(ti)
+    cpus = [d for d in range(D) if d >= k]
+
+    def allowed(grp):
+        return list(range(D)) if all(instance.supported[i] for i in grp) else cpus
 
     def home(grp):
+        ok = set(allowed(grp))
         for i in grp:
             for j in nbr.get(i, ()):
-                if a[j] is not None and (a[j] in cpu_names or all(instance.supported[g] for g in grp)):
+                if a[j] is not None and a[j] in ok:
                     return a[j]
-        return cpu_names[0] if cpu_names else instance.devices[0]
+        return cpus[0] if cpus else 0
 
     order = sorted(orphans, key=lambda g: -sum(min(instance.cpu_seconds[i], instance.acc_seconds[i]) for i in g))
     for grp in order:
         d = home(grp)
         for i in grp:
             a[i] = d
-    best = _value(instance, a)
-    for grp in order:
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        cur = a[grp[0]]
-        for d in instance.devices:
-            if d == cur:
+    fwd, bwd, _c = device_loads(instance, a)
+    cap = instance.acc_memory_bytes
+    mem = np.zeros(D)
+    for i, d in enumerate(a):
+        mem[d] += instance.size_bytes[i]
+    back = instance.backward
+
+    def contrib(ts, sign):  # add (sign +1) or remove (-1) the transfers of tensors ts
+        for ti in ts:
+            u, cons, sec = instance.tensors[ti]
+            if sec == 0.0:
                 continue
-            for i in grp:
-                a[i] = d
-            v = _value(instance, a)
-            if v < best:
-                best, cur = v, d
+            du = a[u]
+            dests = {a[c] for c in cons} - {du}
+            if not dests:
+                continue
+            part = bwd if back[u] else fwd
+            for d in dests | {du}:
+                if d < k:
+                    part[d] += sign * sec
+
+    def move(grp, ts, d):
+        contrib(ts, -1)
         for i in grp:
-            a[i] = cur
-    return list(a) if math.isfinite(best) else None
+            x = a[i]
+            (bwd if back[i] else fwd)[x] -= instance.cpu_seconds[i] if x >= k else instance.acc_seconds[i]
+            mem[x] -= instance.size_bytes[i]
+            a[i] = d
+            (bwd if back[i] else fwd)[d] += instance.cpu_seconds[i] if d >= k else instance.acc_seconds[i]
+            mem[d] += instance.size_bytes[i]
+        contrib(ts, +1)
+
+    def key():
+        return (objective_of(instance, fwd, bwd),) + tuple(sorted((fwd + bwd).tolist(), reverse=True))
+
+    moved = True
+    while moved:
+        moved = False
+        for grp in order:
+            if deadline is not None and time.perf_counter() > deadline:
+                moved = False
+                break
+            ts = sorted({ti for i in grp for ti in touch.get(i, ())})
+            cur = a[grp[0]]
+            best, best_d = key(), cur
+            for d in allowed(grp):
+                if d == cur or (cap is not None and d < k and mem[d] + sum(instance.size_bytes[i] for i in grp) > cap):
+                    continue
+                move(grp, ts, d)
+                kd = key()
+                if _lex_less(kd, best):
+                    best, best_d = kd, d
+                move(grp, ts, cur)
+            if best_d != cur:
+                move(grp, ts, best_d)
+                moved = True
+    out = [names[d] for d in a]
+    return out if math.isfinite(_value(instance, out)) else None
 
 
-__all__ = ["without", "mirrored", "place"]
+def _lex_less(x: tuple, y: tuple) -> bool:
+    for p, q in zip(x, y):
+        if p < q * (1 - 1e-12):
+            return True
+        if p > q * (1 + 1e-12):
+            return False
+    return False
+
+
+__all__ = ["without", "attached", "mirrored", "place"]
