@@ -543,3 +543,41 @@ def test_relaxation_bounds_its_own_combinatorial_bound_by_the_limit(monkeypatch)
     assert deadlines == [] and r.bound >= lb * (1 - 1e-12)
     colgen.relaxation(inst, time_limit=5.0)
     assert len(deadlines) == 1 and deadlines[0] is not None
+
+
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+@pytest.mark.parametrize("seed", range(8))
+def test_window_columns_fit_are_maximal_and_leave_the_lp_verdict(seed, contiguity):
+    # configlp.windows: every window is a run of the DP's order that one accelerator holds, convex
+    # where the DP prices convex sets, and not extendable by the next class; the LP started from them
+    # reaches the same verdict as from singletons (the same LP, other starting columns)
+    from splitopt.solvers.placement.configlp import _ColGen, windows
+
+    inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=3, training=seed % 3 == 2,
+                    contiguity=contiguity)
+    d = _Data(inst)
+    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+    seen = 0
+    for share in (0.3, 0.45, 0.6):
+        V = share * total
+        cg0 = _ColGen(d, V, [])
+        if cg0.dp is None:
+            continue
+        order = list(cg0.dp.order)
+        ws = windows(d, V, order)
+        for S in ws:
+            idx = sorted(order.index(g) for g in np.flatnonzero(S))
+            assert idx == list(range(idx[0], idx[-1] + 1))  # a run of the order
+            assert d.fitting(S[None, :], V, memory=False)[0]
+            if cg0.dp.convex:
+                assert _convex(inst, d, S)
+            if idx[-1] + 1 < d.G:
+                T = S.copy()
+                T[order[idx[-1] + 1]] = True
+                assert not d.fitting(T[None, :], V, memory=False)[0]
+        seen += len(ws) > 0
+        v0, _l0 = cg0.run(d.k, None)
+        cg1 = _ColGen(d, V, [], seed=True)
+        v1, _l1 = cg1.run(d.k, None)
+        assert v0 == v1 and v0 in ("proven", "no")
+    assert seen > 0

@@ -142,6 +142,10 @@ BRANCH_NODES = 2000
 """Without a time limit, the most nodes the branch and price may take to decide one value."""
 
 
+SEED_WINDOWS = True
+"""The first value's LP starts from the windows of the DP's order (:func:`.configlp.windows`)."""
+
+
 def relaxation(instance: PlacementInstance, time_limit: float | None = None, target_gap: float = 1e-3,
                incumbent=None, steps: int = 20, first_step: float = 6e-3, branch: bool = True,
                polled=None, lower_bound: float | None = None) -> AlgoResult:
@@ -257,7 +261,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             # raised the bound by 0.005 %, time the MILP and the re-placement then lacked)
             break
         deadline = None if rest is None else time.perf_counter() + rest - min(10.0, 0.2 * rest)
-        cg = _ColGen(d, V, cols, cpu_columns=cpu_cols)
+        cg = _ColGen(d, V, cols, cpu_columns=cpu_cols, seed=SEED_WINDOWS and not cols)
         verdict, L = cg.run(d.k, deadline)
         cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
         tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols),

@@ -37,7 +37,7 @@ class _ColGen:
     master and the Lagrangian), with ``dps`` its accelerator and CPU DP pricers (pairs built in)."""
 
     def __init__(self, d: _Data, V: float, columns=None, alpha: float = 0.8, ncols: int = 40,
-                 pricing_limit: float = 10.0, cpu_columns=None, node=None, dps=None):
+                 pricing_limit: float = 10.0, cpu_columns=None, node=None, dps=None, seed: bool = False):
         self.d, self.V, self.alpha, self.ncols, self.pricing_limit = d, V, alpha, ncols, pricing_limit
         self.keep = 0  # set by run()
         self.node = node
@@ -48,6 +48,8 @@ class _ColGen:
         self.pricer = _Pricer(d, V) if self.dp is None else None
         self.memory_free = self.dp is not None and d.cap is not None and _max_memory(d, V) > d.cap
         cols = list(columns or [])
+        if seed and self.dp is not None and node is None:
+            cols += windows(d, V, self.dp.order)
         self.cols = [S for S, ok in zip(cols, self._fitting(cols)) if ok]
         self.have = {S.tobytes() for S in self.cols}
         singles = np.eye(d.G, dtype=bool)
@@ -295,6 +297,45 @@ def prove_above(instance: PlacementInstance, V: float, *, time_limit: float | No
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     verdict, best = cg.run(cg.d.k, deadline)
     return verdict, best, cg.cols
+
+
+def windows(d: _Data, V: float, order, batch: int = 32) -> list[np.ndarray]:
+    """Starting columns for the configuration LP at ``V`` (``seed=True`` of :class:`_ColGen`): for
+    each start along ``order`` (the DP pricer's, topological where it prices convex sets, so every
+    window is convex), the longest window from there that one accelerator holds (supported, load
+    ``<= V``; memory is the caller's filter), each window once. From none, the master starts from
+    singletons: on an Inception-like 1,548-node training graph (551 classes) its value was 46 after
+    five pricings and 6.1 after 25 (it must reach 5), 0.7 s a pricing; from the windows it is 5.3
+    at once. Measured 2026-11-25 (idle 2-core machine), the first value of
+    :func:`~.colgen.relaxation` (0.6 % below the benchmark's placement), from singletons -> from
+    windows: that graph non-contiguous, no verdict in 40 s -> "no" in 27 s; ResNet-50 none 2.4 ->
+    1.1 s; 3 x 31 layers none 0.37 -> 0.28 s, training 0.48 -> 0.34 s; Inception-like 300 nodes
+    none 0.57 -> 0.56 s; slower: 3 x 50 none 1.3 -> 1.9 s, BERT-like 2,078 nodes convex 0.6 ->
+    1.2 s, 1,507-node training convex 0.18 -> 0.23 s."""
+    G = d.G
+    order = np.asarray(order)
+    out: list[np.ndarray] = []
+    last_end = 0
+    for i in range(G):
+        g = order[i]
+        if not d.sup[g] or d.acc[g] > V:
+            continue
+        end, best = i + 1, None
+        while end <= G:
+            ends = np.arange(end, min(end + batch, G + 1))
+            X = np.zeros((len(ends), G), bool)
+            for r, e in enumerate(ends):
+                X[r, order[i:e]] = True
+            ok = np.nonzero(d.fitting(X, V, memory=False))[0]
+            if len(ok):
+                best, end = X[ok[-1]], int(ends[ok[-1]])
+            if not len(ok) or ok[-1] < len(ends) - 1:
+                break
+            end += 1
+        if best is not None and end > last_end:
+            out.append(best)
+            last_end = end
+    return out
 
 
 def _sets_of(instance: PlacementInstance, d: _Data, assignment):
