@@ -32,7 +32,10 @@ from splitopt.instances.placement_gen import layer_graph, operator_graph
 #: (kind, forward nodes, training, optimizer nodes, seed)
 GENERATED = [("bert", 300, False, False, 0), ("gnmt", 100, False, False, 0), ("bert", 1000, True, False, 1),
              ("gnmt", 300, True, False, 1), ("bert", 300, True, True, 2), ("bert", 2000, False, False, 3),
-             ("gnmt", 1000, False, False, 3), ("inception", 300, False, False, 0)]
+             ("gnmt", 1000, False, False, 3), ("inception", 300, False, False, 0),
+             # wider than the tests (added 2026-11-25): training with 661 weight updates, 2,476
+             # nodes; an Inception-like training graph of 1,548 nodes
+             ("bert", 1200, True, True, 6), ("inception", 1000, True, False, 4)]
 QUICK = GENERATED[:3]
 #: layer graphs of parallel branches, the shape of the peer's GNMT layer graphs (its DP: 22.7 s on
 #: 96 nodes, 17,914 ideals; 3 x 31 has 20,738, 3 x 50 78,083): (branches, length, training, seed)
