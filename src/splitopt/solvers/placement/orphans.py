@@ -19,6 +19,8 @@ optimum, and each is solved by the ideal branch and bound:
   them (its ``createArtificialForwardNodes``, read for the model, not copied). Its placements,
   restricted to the original nodes, are placements of the original with the same loads: its
   optimum is an **upper bound**, and equals the peer's DP value on such inputs.
+* :func:`hosted` merges each orphan class into a class on the device a placement gives it: another
+  upper bound, searched around a placement to improve it.
 
 :func:`place` completes a placement of either by putting each orphan class on the device that
 raises the objective least (a second upper bound). When an upper bound meets the lower bound
@@ -131,6 +133,38 @@ def attached(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> t
                             objective=instance.objective, contiguity=instance.contiguity,
                             name=f"{instance.name}-orphans-attached")
     return red, keep
+
+
+def hosted(instance: PlacementInstance, assignment: Sequence[str], orphans: Sequence[Sequence[int]]):
+    """The instance with each orphan class merged into the colour class of a *host* on the device
+    ``assignment`` gives it (a node it shares a tensor with there, else the first node there that
+    is not an orphan), or ``None`` where some orphan's device holds no other node. A restriction:
+    its placements are placements of the original (the same nodes and tensors), scored exactly, so
+    its optimum is an **upper bound**; unlike the completion of :func:`attached`'s placement, the
+    search places the other classes around the orphans' work (a BERT-like 616-node training graph
+    with weight updates: see :func:`splitopt.solvers.placement.ideals.solve`)."""
+    drop = {i for grp in orphans for i in grp}
+    nbr: dict[int, list[int]] = {}
+    for p, cons, _s in instance.tensors:
+        for c in cons:
+            nbr.setdefault(p, []).append(c)
+            nbr.setdefault(c, []).append(p)
+    first: dict[str, int] = {}
+    for i, d in enumerate(assignment):
+        if i not in drop and d not in first:
+            first[d] = i
+    colour = list(instance.colour)
+    fresh = max([c for c in colour if c is not None] + [-1]) + 1
+    for grp in orphans:
+        d = assignment[grp[0]]
+        host = next((j for i in grp for j in nbr.get(i, ()) if j not in drop and assignment[j] == d), first.get(d))
+        if host is None:
+            return None
+        if colour[host] is None:
+            colour[host], fresh = fresh, fresh + 1
+        for i in grp:
+            colour[i] = colour[host]
+    return instance.with_(colour=tuple(colour), name=f"{instance.name}-orphans-hosted")
 
 
 def mirrored(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> PlacementInstance:
@@ -320,4 +354,4 @@ def _lex_less(x: tuple, y: tuple) -> bool:
     return False
 
 
-__all__ = ["without", "attached", "mirrored", "place"]
+__all__ = ["without", "attached", "hosted", "mirrored", "place"]
