@@ -11,8 +11,8 @@ optimum, and each is solved by the ideal branch and bound:
   original's. :func:`attached` (what the search uses since 2026-11-25) keeps the part of the
   orphans' work that cannot leave its feeder's device without paying a transfer at least as large:
   a bound above it by up to the orphans' work (a BERT-like 2,476-node training graph with 661
-  weight updates, chain: 23.13 ms without them, 23.76 ms attached, where ``auto`` had left 3.1 %
-  open at 60 s: 0.54 % now).
+  weight updates, chain: 23.13 ms without them, 23.76 ms attached; ``auto`` had left 3.1 % open at
+  60 s, 0.54 % with this bound, and proves it with :func:`hosted` too).
 * :func:`mirrored` gives every orphan class an artificial forward node (no time, no bytes) and,
   for each backward tensor between an orphan and another class, a zero-time forward edge between
   their forward nodes in the mirrored direction: the orphans join the chain as the peer's DP places
