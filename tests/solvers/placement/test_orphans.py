@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from splitopt.errors import InfeasibleSolution
-from splitopt.families import solve
+from splitopt.families import AlgoResult, solve
 from splitopt.instances.placement import generate
 from splitopt.instances.placement_gen import operator_graph
 from splitopt.models.placement import device_loads, evaluate
@@ -181,3 +181,31 @@ def test_hosted_placements_are_placements_with_the_same_loads(case):
                 a.append(by_class[key])
             assert _score(host, a) == _score(inst, a)
     assert hosts > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_chain_milp_closes_an_open_bracket_for_the_convex_incumbent(seed, monkeypatch):
+    # where the ideal search leaves backward-only classes a bracket, incumbent() hands the chain
+    # placement to milp, whose chain MILP improves it to the chain optimum (brute force); the convex
+    # answer then starts from it
+    from splitopt.solvers.placement import ideals, incumbent, milp
+
+    inst = orphan_case(seed)
+    chain_opt = solve(inst, "bruteforce").objective
+    poor = ["cpu0"] * inst.n_nodes
+    assert evaluate(inst, poor)[0] > chain_opt * (1 + 1e-9)  # the test can fail
+    a = milp._close_chain_bracket(inst, poor, 0.0, 30.0)
+    assert a is not None and evaluate(inst, a)[0] == pytest.approx(chain_opt, rel=1e-9)
+    assert milp._close_chain_bracket(inst, a, 0.0, 30.0) is None  # nothing better than the optimum
+
+    def open_bracket(instance, **kw):  # the ideal search stopped short, its bracket open
+        return AlgoResult(poor, status="time_limit", bound=0.0, info={"orphan_classes": 2})
+
+    monkeypatch.setattr(ideals, "solve", open_bracket)
+    notes: dict = {}
+    incumbent.incumbent(inst.with_(contiguity="convex"), 10.0, notes)
+    assert "chain_bracket" in notes and notes["chain_bracket"][0].contiguity == "chain"
+    convex = inst.with_(contiguity="convex")
+    r = milp.solve(convex, time_limit=30.0)
+    v = evaluate(convex, r.assignment)[0]
+    assert r.status == "optimal" and v == pytest.approx(solve(convex, "bruteforce").objective, rel=1e-9)

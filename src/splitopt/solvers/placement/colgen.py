@@ -261,7 +261,9 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             # raised the bound by 0.005 %, time the MILP and the re-placement then lacked)
             break
         deadline = None if rest is None else time.perf_counter() + rest - min(10.0, 0.2 * rest)
-        cg = _ColGen(d, V, cols, cpu_columns=cpu_cols, seed=SEED_WINDOWS and not cols)
+        # the windows (first value only) take a tenth of the value's time at most
+        cg = _ColGen(d, V, cols, cpu_columns=cpu_cols, seed=SEED_WINDOWS and not cols,
+                     seed_until=None if rest is None else time.perf_counter() + 0.1 * rest)
         verdict, L = cg.run(d.k, deadline)
         cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
         tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols),

@@ -37,7 +37,8 @@ class _ColGen:
     master and the Lagrangian), with ``dps`` its accelerator and CPU DP pricers (pairs built in)."""
 
     def __init__(self, d: _Data, V: float, columns=None, alpha: float = 0.8, ncols: int = 40,
-                 pricing_limit: float = 10.0, cpu_columns=None, node=None, dps=None, seed: bool = False):
+                 pricing_limit: float = 10.0, cpu_columns=None, node=None, dps=None, seed: bool = False,
+                 seed_until: float | None = None):
         self.d, self.V, self.alpha, self.ncols, self.pricing_limit = d, V, alpha, ncols, pricing_limit
         self.keep = 0  # set by run()
         self.node = node
@@ -49,7 +50,7 @@ class _ColGen:
         self.memory_free = self.dp is not None and d.cap is not None and _max_memory(d, V) > d.cap
         cols = list(columns or [])
         if seed and self.dp is not None and node is None:
-            cols += windows(d, V, self.dp.order)
+            cols += windows(d, V, self.dp.order, deadline=seed_until)
         self.cols = [S for S, ok in zip(cols, self._fitting(cols)) if ok]
         self.have = {S.tobytes() for S in self.cols}
         singles = np.eye(d.G, dtype=bool)
@@ -299,7 +300,7 @@ def prove_above(instance: PlacementInstance, V: float, *, time_limit: float | No
     return verdict, best, cg.cols
 
 
-def windows(d: _Data, V: float, order, batch: int = 32) -> list[np.ndarray]:
+def windows(d: _Data, V: float, order, batch: int = 32, deadline: float | None = None) -> list[np.ndarray]:
     """Starting columns for the configuration LP at ``V`` (``seed=True`` of :class:`_ColGen`): for
     each start along ``order`` (the DP pricer's, topological where it prices convex sets, so every
     window is convex), the longest window from there that one accelerator holds (supported, load
@@ -320,7 +321,11 @@ def windows(d: _Data, V: float, order, batch: int = 32) -> list[np.ndarray]:
         g = order[i]
         if not d.sup[g] or d.acc[g] > V:
             continue
-        end, best = i + 1, None
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        # two pointers: a window from a later start is taken to end no earlier (loads are not
+        # monotone in the window, so this is a heuristic, as the columns are)
+        end, best = max(i + 1, last_end), None
         while end <= G:
             ends = np.arange(end, min(end + batch, G + 1))
             X = np.zeros((len(ends), G), bool)

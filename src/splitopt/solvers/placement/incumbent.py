@@ -29,7 +29,7 @@ def _one_device(instance: PlacementInstance):
     return None, math.inf
 
 
-def incumbent(instance: PlacementInstance, time_limit: float | None = None):
+def incumbent(instance: PlacementInstance, time_limit: float | None = None, notes: dict | None = None):
     """The better of the linearised DP and, for ``convex``/``none`` contiguity, the ideal branch and
     bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
     tenth of the time limit, at most 5 s, or for ``convex`` :data:`DP_SHARE` of it where its DP over
@@ -37,7 +37,9 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None):
     :mod:`.chainls` where the ideal search does not prove its chain optimum), then, for
     ``convex``/``none``, improved by
     :func:`~splitopt.solvers.placement.baselines.improve` (another tenth, at most 5 s):
-    ``(assignment, value)`` or ``(None, inf)``."""
+    ``(assignment, value)`` or ``(None, inf)``. ``notes``: where backward-only classes left the
+    ideal search a bracket, ``notes["chain_bracket"] = (chain instance, its placement, its bound,
+    seconds)`` for :func:`~.milp.solve` to close with the chain MILP."""
     import time
 
     from splitopt.solvers.placement import ideals
@@ -52,7 +54,12 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None):
     except (InstanceError, InfeasibleSolution):
         pass
     if instance.contiguity != "chain":
-        lim = 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
+        # convex: a quarter of a short limit (as auto's rule 1b gives the chain search), since the
+        # chain optimum is the convex incumbent (measured 2026-11-25, the 4,156-node BERT-like
+        # training graph with weight updates, convex at 8 s: 470 ms with a tenth, the chain
+        # answer at 3 s is 20.98 ms); the 5 s cap leaves limits of 50 s and more as they were
+        share = 0.25 if instance.contiguity == "convex" else 0.1
+        lim = 5.0 if time_limit is None else min(5.0, share * time_limit)
         # where the DP over all ideals applies, the chain optimum gets the time the DP needs (about
         # 0.1 ms an ideal): on three branches of 50 layers (78,083 ideals, 9 s) the convex answer was
         # 33.16 ms with the 5 s cap, above the chain optimum 33.06 ms every convex search should beat
@@ -72,6 +79,8 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None):
                 from splitopt.solvers.placement.chainls import chain_search
 
                 a = chain_search(chain, a, time_limit=lim)
+                if notes is not None and r.info.get("orphan_classes"):
+                    notes["chain_bracket"] = (chain, a, r.bound, lim)
             v = evaluate(instance, a)[0]
             if v < best_v:
                 best, best_v = a, v
