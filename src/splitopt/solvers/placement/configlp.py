@@ -311,7 +311,7 @@ def windows(d: _Data, V: float, order, batch: int = 32, deadline: float | None =
     the windows found by then; before, each start searched from itself: 17 s on a 4,156-node
     graph). Measured 2026-11-25 (idle 2-core machine), the first value of
     :func:`~.colgen.relaxation` (0.6 % below the benchmark's placement), from singletons -> from
-    windows, windows included: that graph non-contiguous, no verdict in 40 s -> "no" in 28 s;
+    windows, windows included: the Inception-like graph, no verdict in 40 s -> "no" in 28 s;
     ResNet-50 none 2.5 -> 1.0 s; BERT-like 2,078 nodes convex 0.67 -> 0.38 s, 1,507-node training
     convex 0.21 -> 0.15 s; 3 x 31 layers none 0.40 -> 0.29 s, training 0.49 -> 0.34 s;
     Inception-like 300 nodes none 0.62 -> 0.60 s; slower: 3 x 50 none 1.3 -> 2.0 s."""
