@@ -85,12 +85,7 @@ def test_attached_never_costs_more_device_by_device(case, objective):
     rng = np.random.default_rng(case)
     higher = 0
     for _ in range(300):
-        by_class, a = {}, []
-        for i in range(inst.n_nodes):
-            key = inst.colour[i] if inst.colour[i] is not None else ("n", i)
-            if key not in by_class:
-                by_class[key] = int(rng.integers(inst.n_devices))
-            a.append(by_class[key])
+        a = _by_class(inst, rng, names=False)
         b = [a[i] for i in keep] + [a[keep[home[att.colour[j]]]] for j in glued]
         f0, b0, _ = device_loads(inst, a)
         f1, b1, _ = device_loads(att, b)
@@ -139,6 +134,16 @@ def test_weight_updates_bracket_against_the_milp():
         assert r.objective >= m.objective * (1 - 1e-9)
 
 
+def _by_class(inst, rng, names=True):
+    """A random placement, class by class: device names, or indices where not ``names``."""
+    by_class, a = {}, []
+    for i in range(inst.n_nodes):
+        key = inst.colour[i] if inst.colour[i] is not None else ("n", i)
+        d = by_class.setdefault(key, int(rng.integers(inst.n_devices)))
+        a.append(inst.devices[d] if names else d)
+    return a
+
+
 def _score(inst, a):
     try:
         return evaluate(inst, a)[0]
@@ -158,11 +163,7 @@ def test_hosted_placements_are_placements_with_the_same_loads(case):
     rng = np.random.default_rng(case)
     hosts = 0
     for _ in range(20):
-        by_class, base = {}, []
-        for i in range(inst.n_nodes):
-            key = inst.colour[i] if inst.colour[i] is not None else ("n", i)
-            by_class.setdefault(key, inst.devices[int(rng.integers(inst.n_devices))])
-            base.append(by_class[key])
+        base = _by_class(inst, rng)
         host = orphans.hosted(inst, base, orph)
         alone = any(all(base[j] != base[g[0]] for j in range(inst.n_nodes) if j not in drop) for g in orph)
         assert (host is None) == alone
@@ -174,11 +175,7 @@ def test_hosted_placements_are_placements_with_the_same_loads(case):
         assert _score(host, base) == _score(inst, base)
         assert Contracted(host.with_(contiguity="chain"), orphans_only=True).orphans == []
         for _ in range(20):
-            by_class, a = {}, []
-            for i in range(host.n_nodes):
-                key = host.colour[i] if host.colour[i] is not None else ("n", i)
-                by_class.setdefault(key, host.devices[int(rng.integers(host.n_devices))])
-                a.append(by_class[key])
+            a = _by_class(host, rng)
             assert _score(host, a) == _score(inst, a)
     assert hosts > 0
 

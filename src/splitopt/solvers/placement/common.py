@@ -35,6 +35,17 @@ def bits(mask: int) -> list[int]:
     return out
 
 
+
+def lex_less(a: tuple, b: tuple) -> bool:
+    """Whether ``a`` is lexicographically smaller than ``b`` with a relative tolerance of 1e-12 per
+    entry (an objective, then loads sorted decreasingly: the re-placements' acceptance test)."""
+    for x, y in zip(a, b):
+        if x < y * (1 - 1e-12):
+            return True
+        if x > y * (1 + 1e-12):
+            return False
+    return False
+
 class Contracted:
     """Super-nodes of a device instance.
 

@@ -31,20 +31,12 @@ from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import class_data, class_tensors, device_indices, device_loads, evaluate
+from splitopt.solvers.placement.common import lex_less
 
 
 def _key(instance: PlacementInstance, p: list[int]) -> tuple:
     f, b, _c = device_loads(instance, p)
     return (evaluate(instance, p)[0],) + tuple(sorted((f + b).tolist(), reverse=True))
-
-
-def _better(a: tuple, b: tuple) -> bool:
-    for x, y in zip(a, b):
-        if x < y * (1 - 1e-12):
-            return True
-        if x > y * (1 + 1e-12):
-            return False
-    return False
 
 
 def _sub_milp(instance: PlacementInstance, p: list[int], R: tuple[int, ...], time_limit: float):
@@ -205,7 +197,7 @@ def lns(instance: PlacementInstance, assignment, time_limit: float | None = 10.0
                 key = _key(instance, q)
             except InfeasibleSolution:  # e.g. memory within the solver's tolerance only: skipped
                 continue
-            if _better(key, cur):
+            if lex_less(key, cur):
                 p, cur, moved = q, key, True
                 rounds += 1
                 if publish is not None:

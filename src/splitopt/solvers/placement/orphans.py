@@ -252,6 +252,7 @@ def place(instance: PlacementInstance, partial: Sequence[str], keep: Sequence[in
     class), so a pass over 661 weight updates of a 2,476-node graph takes milliseconds; the answer
     is scored by the evaluator. ``None`` when no completion fits (memory, support)."""
     from splitopt.models.placement import device_loads, objective_of
+    from splitopt.solvers.placement.common import lex_less
 
     names = instance.devices
     idx = {nm: d for d, nm in enumerate(names)}
@@ -335,7 +336,7 @@ def place(instance: PlacementInstance, partial: Sequence[str], keep: Sequence[in
                     continue
                 move(grp, ts, d)
                 kd = key()
-                if _lex_less(kd, best):
+                if lex_less(kd, best):
                     best, best_d = kd, d
                 move(grp, ts, cur)
             if best_d != cur:
@@ -343,15 +344,6 @@ def place(instance: PlacementInstance, partial: Sequence[str], keep: Sequence[in
                 moved = True
     out = [names[d] for d in a]
     return out if math.isfinite(_value(instance, out)) else None
-
-
-def _lex_less(x: tuple, y: tuple) -> bool:
-    for p, q in zip(x, y):
-        if p < q * (1 - 1e-12):
-            return True
-        if p > q * (1 + 1e-12):
-            return False
-    return False
 
 
 __all__ = ["without", "attached", "hosted", "mirrored", "place"]
