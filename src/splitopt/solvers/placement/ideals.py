@@ -227,15 +227,6 @@ HOST_ROUNDS, HOST_SHARE = 3, 0.25
 left each round's search gets."""
 
 
-def _value_of(instance: PlacementInstance, a) -> float:
-    from splitopt.errors import InfeasibleSolution
-
-    try:
-        return evaluate(instance, a)[0]
-    except InfeasibleSolution:
-        return math.inf
-
-
 def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, incumbent, direction,
                   t0: float, dp: bool = True) -> AlgoResult:
     """The chain optimum bracketed by two orphan-free instances (:mod:`.orphans`): the search on the
@@ -288,8 +279,7 @@ def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, 
             break
         a = list(rh.assignment)
         moved = orph.place(instance, [a[i] for i in keep], keep, orphans, deadline=deadline)
-        got = min(((v, x) for x in (a, moved) if x is not None
-                   for v in [_value_of(instance, x)]), key=lambda c: c[0])
+        got = min(((orph._value(instance, x), x) for x in (a, moved) if x is not None), key=lambda c: c[0])
         rounds.append(got[0])
         if got[0] >= best_v * (1 - 1e-12):
             break
