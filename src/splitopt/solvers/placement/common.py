@@ -59,9 +59,10 @@ class Contracted:
     """
 
     def __init__(self, instance: PlacementInstance, *, fuse_cycles: bool = True, reverse: bool = False,
-                 orphans_only: bool = False):
+                 orphans_only: bool = False, merge_idle: bool = True):
         """``orphans_only``: the caller reads :attr:`orphans` alone (a tensor feeding one is then
-        skipped instead of refused; the other attributes are not the instance's)."""
+        skipped instead of refused; the other attributes are not the instance's); ``merge_idle``:
+        merge idle super-nodes into their one neighbour (:func:`_merge_idle`)."""
         n = instance.n_nodes
         back = instance.backward
         # union-find over nodes: colour classes
@@ -91,6 +92,7 @@ class Contracted:
                 for c in comps:
                     for j in c[1:]:
                         parent[find(groups[j])] = find(groups[c[0]])
+        self.merged_idle = _merge_idle(instance, find, parent) if merge_idle else 0
         roots = sorted({find(i) for i in range(n)})
         members = {r: [] for r in roots}
         for i in range(n):
@@ -264,6 +266,101 @@ def isolation_bound(con: Contracted, instance: PlacementInstance, *, target: flo
         val = min(cpuw[s], acc_val) if l_ else acc_val
         best = max(best, val)
     return best, cuts
+
+
+def _merge_idle(instance: PlacementInstance, find, parent: list[int]) -> int:
+    """Merge *idle* groups into a neighbour, in place on the union-find ``parent`` (groups: colour
+    classes, forward cycles fused); returns the number of merges. This is the peer's "trivial node
+    optimisation" (``performTrivialNodeOptimizations`` of its ``dp.cpp``: a forward node with no
+    latency and one neighbour joins it), made exact and more general.
+
+    A group ``s`` (not backward-only) is idle when it takes no time on either device kind, every
+    node is supported on accelerators, and it holds no bytes (or memory cannot bind: every node fits
+    on one accelerator). It joins group ``t`` when
+
+    * every tensor of positive seconds that ``s`` produces is consumed only in ``s`` or ``t``, and
+      every tensor of positive seconds that ``s`` consumes is produced in ``t``;
+    * ``t`` is the only forward successor of ``s``, or its only forward predecessor, or ``s`` has no
+      forward edge (a sink with two predecessors may not join an arbitrary one of them: the other
+      could come later in a chain).
+
+    Then moving ``s`` onto ``t``'s device raises no load (``s`` adds no time; the tensors between
+    them stop crossing; no other tensor changes who sends or receives it), no memory, and keeps every
+    contiguity: with ``succ(s) = {t}``, ``pos(u) <= pos(s) <= pos(t)`` for every predecessor ``u``
+    (chain), and a path through ``s`` runs through ``t``, so ``s`` and ``t`` were on one device
+    whenever a device's set had to contain ``s`` for convexity (the mirror for ``pred(s) = {t}``).
+    So every placement maps to one of the merged instance at no higher objective (both objectives),
+    and the merged instance has the same optimum. The peer merges regardless of bytes (which can
+    lose its optimum when memory binds) and counts zero-second tensors as neighbours; on its GNMT
+    layer graph the merges take the ideals from 3,310,714 to a few thousand (its log: 17,914).
+    One pass merges ``s`` into ``t`` unless ``t`` itself moves or ``s`` receives; passes repeat.
+    """
+    n = instance.n_nodes
+    back, acc, cpu, sup = instance.backward, instance.acc_seconds, instance.cpu_seconds, instance.supported
+    sizes = instance.size_bytes
+    mem = instance.acc_memory_bytes
+    slack = mem is None or math.fsum(sizes) <= mem
+    merges = 0
+    while True:
+        busy: dict[int, bool] = {}  # group -> still a candidate (False: touches a positive tensor of another)
+        only_back: dict[int, bool] = {}
+        for i in range(n):
+            g = find(i)
+            idle = acc[i] == 0.0 and cpu[i] == 0.0 and sup[i] and (slack or sizes[i] == 0.0)
+            busy[g] = busy.get(g, True) and idle
+            only_back[g] = only_back.get(g, True) and back[i]
+        partner: dict[int, int] = {}  # idle group -> the one group it may join
+
+        def bind(g: int, h: int) -> None:
+            if not busy.get(g):
+                return
+            if partner.setdefault(g, h) != h:
+                busy[g] = False
+
+        for u, cons, sec in instance.tensors:
+            if sec == 0.0:
+                continue
+            gu = find(u)
+            outside = {find(c) for c in cons} - {gu}
+            if not outside:
+                continue
+            if len(outside) > 1:
+                busy[gu] = False
+            else:
+                bind(gu, next(iter(outside)))
+            for h in outside:
+                bind(h, gu)
+        fsucc: dict[int, set[int]] = {}
+        fpred: dict[int, set[int]] = {}
+        for u, v in instance.forward_edges:
+            a, b = find(u), find(v)
+            if a != b:
+                fsucc.setdefault(a, set()).add(b)
+                fpred.setdefault(b, set()).add(a)
+        moving: dict[int, int] = {}
+        targets: set[int] = set()
+        for g, ok in busy.items():
+            if not ok or only_back[g]:
+                continue
+            su, pr = fsucc.get(g, set()), fpred.get(g, set())
+            t = partner.get(g)
+            if t is None:  # no positive tensor: any forward neighbour that is alone on its side
+                t = next(iter(su)) if len(su) == 1 else next(iter(pr)) if len(pr) == 1 else None
+                if t is None and (su or pr):
+                    continue
+                if t is None:  # no forward edge and no tensor: nothing to gain
+                    continue
+            if only_back.get(t, False) or not (su == {t} or pr == {t} or not (su or pr)):
+                continue
+            if g in targets or t in moving:
+                continue
+            moving[g] = t
+            targets.add(t)
+        if not moving:
+            return merges
+        for g, t in moving.items():
+            parent[find(g)] = find(t)
+            merges += 1
 
 
 def _topo(n: int, adj: list[set[int]]) -> list[int] | None:
