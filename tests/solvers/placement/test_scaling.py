@@ -1,6 +1,7 @@
 """Issue 22 §4: the MILP is scaled from the instance (times in units of the work bound, big-M of the
 chain rows from a knapsack under the incumbent, times below 1e-7 of the unit or 1e-8 of the largest
-class time dropped as a relaxation), so HiGHS's coefficient range stays within what it certifies
+class time kept through one aggregate per accelerator where the range allows, else dropped as a
+relaxation), so HiGHS's coefficient range stays within what it certifies
 (1e9) on badly scaled inputs, and ``optimal`` is said only where the evaluator's value meets the
 bound: checked against brute force."""
 
