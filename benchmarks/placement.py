@@ -6,7 +6,9 @@ contiguity overridden as ``splitopt solve --contiguity`` does) and seeded operat
 like the peer's held-out ones (:func:`splitopt.instances.placement_gen.operator_graph`: BERT-like
 and GNMT-like, 100-2,000 forward nodes, inference and training, colour classes, backward nodes, and
 backward-only weight-update classes), and layer graphs of three parallel branches
-(:func:`~splitopt.instances.placement_gen.layer_graph`), the shape of the peer's GNMT layer graphs.
+(:func:`~splitopt.instances.placement_gen.layer_graph`, harder than any of the peer's) and LSTM
+layer graphs of the shape of the peer's GNMT layer graphs
+(:func:`~splitopt.instances.placement_gen.lstm_layer_graph`).
 
 Per workload and contiguity: value, proven bound, gap, status, wall time of ``auto`` with
 ``--time-limit`` seconds (default 60; for a proven chain optimum the median of 3 warm calls, the first
@@ -27,7 +29,7 @@ import time
 from splitopt.errors import SplitoptError
 from splitopt.families import solve
 from splitopt.instances.importers.dnn_partitioning import MS, PACKAGED, REFERENCE, load_packaged
-from splitopt.instances.placement_gen import layer_graph, operator_graph
+from splitopt.instances.placement_gen import layer_graph, lstm_layer_graph, operator_graph
 
 #: (kind, forward nodes, training, optimizer nodes, seed)
 GENERATED = [("bert", 300, False, False, 0), ("gnmt", 100, False, False, 0), ("bert", 1000, True, False, 1),
@@ -37,9 +39,12 @@ GENERATED = [("bert", 300, False, False, 0), ("gnmt", 100, False, False, 0), ("b
              # nodes; an Inception-like training graph of 1,548 nodes
              ("bert", 1200, True, True, 6), ("inception", 1000, True, False, 4)]
 QUICK = GENERATED[:3]
-#: layer graphs of parallel branches, the shape of the peer's GNMT layer graphs (its DP: 22.7 s on
-#: 96 nodes, 17,914 ideals; 3 x 31 has 20,738, 3 x 50 78,083): (branches, length, training, seed)
+#: layer graphs of parallel branches (3 x 31 has 20,738 ideals, 3 x 50 78,083): (branches, length,
+#: training, seed)
 LAYERS = [(3, 31, False, 0), (3, 31, True, 0), (3, 50, False, 1)]
+#: LSTM layer graphs, the shape of the peer's GNMT layer graphs (8 + 8 cells: 2,032,637 ideals, 78 once
+#: the idle nodes join; the peer's DP: 22.7 s on its GNMT): (encoder, decoder, training, seed)
+LSTM = [(8, 8, False, 0), (8, 8, True, 1)]
 
 
 def workloads(quick: bool):
@@ -52,6 +57,10 @@ def workloads(quick: bool):
     for br, ln, tr, seed in ([] if quick else LAYERS):
         label = f"layers-{br}x{ln}{'-training' if tr else ''} (s{seed})"
         yield label, (lambda c, a=(seed, br, ln, tr): layer_graph(a[0], a[1], a[2], training=a[3], contiguity=c)), None
+    for enc, dec, tr, seed in ([] if quick else LSTM):
+        label = f"lstm-{enc}+{dec}{'-training' if tr else ''} (s{seed})"
+        yield label, (lambda c, a=(seed, enc, dec, tr): lstm_layer_graph(a[0], a[1], a[2], training=a[3],
+                                                                          contiguity=c)), None
 
 
 def main(argv=None):

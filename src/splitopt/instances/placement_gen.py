@@ -29,10 +29,13 @@ and moving a weight matrix more than most operators. Times are in seconds.
   which the ideal branch and bound declines (the peer's operator-graph training workloads).
 
 :func:`layer_graph` makes *layer* graphs of parallel branches between a source and a sink (with an
-attention-like edge from branch 0 into branch 1 every ten layers): the shape of the peer's GNMT
-layer graph (96 nodes, 17,914 ideals: about three branches of thirty layers side by side), on which
-its DP takes 22.7 s. Layer times are lognormal around a millisecond, CPU times 5-20x, an
-activation's transfer a fraction of a layer's time; the numbers are ours, not the peer's.
+attention-like edge from branch 0 into branch 1 every ten layers). Layer times are lognormal around
+a millisecond, CPU times 5-20x, an activation's transfer a fraction of a layer's time; the numbers
+are ours, not the peer's. They were meant as the shape of the peer's GNMT layer graph (its DP log:
+17,914 ideals, 22.7 s), guessed before its file was read; read on 2026-11-25, that graph is a chain
+of LSTM cells whose idle side nodes (states read by no one, zero-second feeds) make 3,310,714
+ideals, 168 once they join their neighbours (the peer's DP merges some of them, hence its 17,914).
+:func:`lstm_layer_graph` copies that shape; the parallel branches stay as a harder one of ours.
 """
 
 from __future__ import annotations
@@ -371,4 +374,94 @@ def layer_graph(seed: int, n_branches: int = 3, length: int = 31, *, training: b
                                    "n_branches": n_branches, "length": length, "training": training})
 
 
-__all__ = ["operator_graph", "layer_graph", "size_params", "KINDS"]
+def lstm_layer_graph(seed: int, encoder: int = 8, decoder: int = 8, *, training: bool = False,
+                     n_accelerators: int = 6, n_cpus: int = 1, contiguity: str = "chain",
+                     objective: str = "max-load") -> PlacementInstance:
+    """A seeded LSTM encoder/decoder *layer* graph with the shape of the peer's GNMT layer graph
+    (``throughput-inputs/LayerGraphs/gnmt_*.json`` of msr-fiddle/dnn-partitioning, read
+    2026-11-25; the numbers are ours): a chain of ``encoder`` then ``decoder`` cells, each an input
+    op (small), the LSTM op (large), an idle node keeping its state (no time, bytes, read by no one)
+    and an idle copy that sends the output on, with residual adds from the third cell; an idle
+    source of initial states feeds every decoder cell through an idle node by zero-second tensors,
+    and an idle attention node, fed by the last encoder cell, sends a small tensor to every decoder
+    cell. The idle nodes are what the DP over ideals pays for: 8 + 8 cells have millions of
+    ideals, a few hundred once they join their neighbours (:func:`..common._merge_idle`).
+    ``training=True`` mirrors it as :func:`layer_graph` does."""
+    for key, v in (("encoder", encoder), ("decoder", decoder)):
+        if not isinstance(v, (int, np.integer)) or not 1 <= v <= 200:
+            raise InstanceError(key, f"must be an integer in [1, 200], got {v!r}")
+    rng = np.random.default_rng([seed, 22097])
+    ms = 1e-3
+    names: list[str] = []
+    acc: list[float] = []
+    size: list[float] = []
+    succ: dict[int, list[int]] = {}
+    sec: dict[int, float] = {}
+
+    def node(name, t, nbytes=0.0):
+        names.append(name)
+        acc.append(t)
+        size.append(nbytes)
+        succ[len(names) - 1] = []
+        return len(names) - 1
+
+    act = float(rng.uniform(0.004, 0.008)) * ms  # an activation's transfer
+    src = node("input", 0.0)
+    init = node("init_state", 0.0)
+    prev, prev2, attention = src, None, None
+    for part, cells in (("enc", encoder), ("dec", decoder)):
+        for c in range(cells):
+            pre = node(f"{part}{c}.in", float(rng.uniform(0.1, 0.2)) * ms, 1.3e7)
+            cell = node(f"{part}{c}.lstm", float(rng.uniform(6.0, 15.0)) * ms, 5e7)
+            state = node(f"{part}{c}.state", 0.0, 5e5)
+            copy = node(f"{part}{c}.out", 0.0, 1.3e7)
+            succ[prev].append(pre)
+            sec[prev] = sec.get(prev, act)
+            succ[pre].append(cell)
+            sec[pre] = act
+            succ[cell] += [state, copy]
+            sec[cell] = act * 1.08
+            sec[copy] = act
+            if part == "dec":
+                feed = node(f"{part}{c}.init", 0.0)
+                succ[init].append(feed)
+                succ[feed].append(cell)
+                sec[feed] = 0.0
+                succ[attention].append(pre)
+            if prev2 is not None and c >= 2:  # residual add from the third cell
+                succ[prev2].append(copy)
+            prev2, prev = prev, copy
+        if part == "enc":
+            attention = node("attention", 0.0, 5e5)
+            succ[prev].append(attention)
+            sec[attention] = act * 0.04
+    sec[init] = 0.0
+    out = node("classifier", float(rng.uniform(15.0, 30.0)) * ms, 5e8)
+    succ[prev].append(out)
+    n = len(names)
+    cpu = [10 * a for a in acc]
+    tensors = [(u, tuple(sorted(set(succ[u]))), sec.get(u, act)) for u in range(n) if succ[u]]
+    backward, colour = [False] * n, [None] * n
+    if training:
+        colour = list(range(n))
+        preds: dict[int, list[int]] = {}
+        for u, cs, _s in tensors:
+            for c in cs:
+                preds.setdefault(c, []).append(u)
+        for v in range(n):
+            names.append(names[v] + ".grad")
+            acc.append(1.8 * acc[v])
+            cpu.append(1.8 * cpu[v])
+            size.append(size[v])
+            backward.append(True)
+            colour.append(v)
+        tensors += [(n + c, tuple(sorted(n + u for u in ps)), sec.get(c, act)) for c, ps in sorted(preds.items())]
+    return PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(tensors), n_accelerators=n_accelerators,
+                             n_cpus=n_cpus, size_bytes=tuple(size), acc_memory_bytes=1.6e10, backward=tuple(backward),
+                             colour=tuple(colour), objective=objective, contiguity=contiguity,
+                             name=f"lstm-{encoder}+{decoder}{'-training' if training else ''}-s{seed}",
+                             meta={"generator": "splitopt.instances.placement_gen.lstm_layer_graph", "seed": seed,
+                                   "encoder": encoder, "decoder": decoder, "training": training})
+
+
+__all__ = ["operator_graph", "layer_graph", "lstm_layer_graph", "size_params", "KINDS"]

@@ -169,3 +169,20 @@ def test_gnmt_like_cells_collapse_to_a_chain():
     assert m.status == "optimal" and r.status == "optimal" and close(r.objective, m.objective, 1e-7)
     v = evaluate(inst, r.assignment)[0]
     assert math.isclose(v, r.objective, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_lstm_layer_graph_collapses_and_keeps_its_optimum(training):
+    """The shape of the peer's GNMT layer graph (:func:`lstm_layer_graph`): 4 + 4 cells have 4,925
+    ideals, 42 once the idle nodes join; the chain optimum over the merged ideals = the MILP's (on
+    the whole instance, nothing merged)."""
+    from splitopt.instances.placement_gen import lstm_layer_graph
+    from splitopt.solvers.placement.idealdp import list_ideals
+
+    inst = lstm_layer_graph(0, 4, 4, training=training, n_accelerators=3)
+    raw = list_ideals(Contracted(inst, merge_idle=False), cap=100_000)
+    merged = list_ideals(Contracted(inst), cap=100_000)
+    assert len(raw[0]) == 4925 and len(merged[0]) == 42
+    r = solve(inst, "ideals")
+    m = solve(inst, "milp", time_limit=60)
+    assert r.status == m.status == "optimal" and close(r.objective, m.objective, 1e-7)

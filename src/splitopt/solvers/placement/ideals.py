@@ -8,7 +8,9 @@ incumbent can pass through:
 * a state is ``(ideal I, CPU cores used, accelerators used)``; a move puts the next block ``J \\ I``
   (``J`` an ideal containing ``I``) on a new accelerator or CPU core, so every solution is a chain of
   ideals, exactly the DP's solution space (colour classes contracted, forward cycles fused, backward
-  nodes with their class);
+  nodes with their class, idle super-nodes joined to their one neighbour as
+  :func:`~.common._merge_idle` proves safe: the peer's GNMT layer graph 3,310,714 ideals -> 168,
+  chain optimal in 0.06 s where it took 10.5 s);
 * the candidate blocks of a state are enumerated by include/exclude branching on the frontier (each
   ideal once), pruned by the compute time and memory of the block, which only grow as it grows
   (communication does not, so it is checked per block, never used to prune the enumeration);
