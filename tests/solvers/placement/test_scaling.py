@@ -51,3 +51,20 @@ def test_range_within_what_highs_certifies_and_answers_match_bruteforce(seed, co
     s = solve(inst, "auto")
     assert s.objective == pytest.approx(bf, rel=1e-9)
     assert s.status == "optimal" or (s.status == "feasible" and bf - s.bound <= 1e-6 * bf)
+
+
+@pytest.mark.parametrize("contiguity", ["none", "convex", "chain"])
+def test_a_small_tensor_on_the_bottleneck_is_kept_and_proven(contiguity):
+    """Two 1 ms operators on two accelerators joined by a 1e-11 s tensor (1e-8 of the MILP's unit,
+    below its 1e-7 threshold): apart they take 1 ms + 1e-11 s each, the optimum. Dropped from the
+    model (as before 2026-11-25), the bound stayed at 1 ms, 1e-8 below the evaluator's value, and
+    nothing was proven; kept through the small items' aggregate, the MILP proves it."""
+    from splitopt.instances.placement import PlacementInstance
+
+    inst = PlacementInstance(("a", "b"), (1e-2, 1e-2), (1e-3, 1e-3), ((0, (1,), 1e-11),), n_accelerators=2,
+                             n_cpus=0, contiguity=contiguity)
+    assert hasattr(build_milp(inst, incumbent=2e-3), "ysmall")  # (chain: big-M from the incumbent)
+    for algo in ("milp", "auto"):
+        s = solve(inst, algo, time_limit=30)
+        assert s.status == "optimal" and s.objective == pytest.approx(1e-3 + 1e-11, rel=1e-13)
+        assert s.bound >= s.objective * (1 - 1e-9)
