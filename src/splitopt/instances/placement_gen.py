@@ -317,6 +317,26 @@ def operator_graph(seed: int, kind: str = "bert", n_nodes: int = 300, *, trainin
                                    "kind": kind, "training": training, "optimizer": optimizer})
 
 
+def _mirror(names, acc, cpu, size, tensors, seconds, factor: float):
+    """The training mirror of a layer graph, in place on ``names``/``acc``/``cpu``/``size`` (``size``
+    may be ``None``): a backward node per node (``factor`` times its times, its bytes, in its colour
+    class), each sending its gradient (``seconds(node)``) to the backward nodes of its inputs.
+    Returns ``(tensors, backward, colour)``."""
+    n = len(names)
+    preds: dict[int, list[int]] = {}
+    for u, cs, _s in tensors:
+        for c in cs:
+            preds.setdefault(c, []).append(u)
+    for v in range(n):
+        names.append(names[v] + ".grad")
+        acc.append(factor * acc[v])
+        cpu.append(factor * cpu[v])
+        if size is not None:
+            size.append(size[v])
+    grads = [(n + c, tuple(sorted(n + u for u in ps)), seconds(c)) for c, ps in sorted(preds.items())]
+    return list(tensors) + grads, [False] * n + [True] * n, list(range(n)) * 2
+
+
 def layer_graph(seed: int, n_branches: int = 3, length: int = 31, *, training: bool = False,
                 n_accelerators: int = 6, n_cpus: int = 1, contiguity: str = "chain",
                 objective: str = "max-load") -> PlacementInstance:
@@ -354,18 +374,7 @@ def layer_graph(seed: int, n_branches: int = 3, length: int = 31, *, training: b
     tensors = [(u, tuple(sorted(succ[u])), sec[u]) for u in range(n) if succ[u]]
     backward, colour = [False] * n, [None] * n
     if training:
-        colour = list(range(n))
-        preds: dict[int, list[int]] = {}
-        for u, cs, _s in tensors:
-            for c in cs:
-                preds.setdefault(c, []).append(u)
-        for v in range(n):
-            names.append(names[v] + ".grad")
-            acc.append(2 * acc[v])
-            cpu.append(2 * cpu[v])
-            backward.append(True)
-            colour.append(v)
-        tensors += [(n + c, tuple(sorted(n + u for u in ps)), sec[c]) for c, ps in sorted(preds.items())]
+        tensors, backward, colour = _mirror(names, acc, cpu, None, tensors, sec.__getitem__, 2.0)
     return PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(tensors), n_accelerators=n_accelerators,
                              n_cpus=n_cpus, backward=tuple(backward), colour=tuple(colour), objective=objective,
                              contiguity=contiguity,
@@ -443,19 +452,7 @@ def lstm_layer_graph(seed: int, encoder: int = 8, decoder: int = 8, *, training:
     tensors = [(u, tuple(sorted(set(succ[u]))), sec.get(u, act)) for u in range(n) if succ[u]]
     backward, colour = [False] * n, [None] * n
     if training:
-        colour = list(range(n))
-        preds: dict[int, list[int]] = {}
-        for u, cs, _s in tensors:
-            for c in cs:
-                preds.setdefault(c, []).append(u)
-        for v in range(n):
-            names.append(names[v] + ".grad")
-            acc.append(1.8 * acc[v])
-            cpu.append(1.8 * cpu[v])
-            size.append(size[v])
-            backward.append(True)
-            colour.append(v)
-        tensors += [(n + c, tuple(sorted(n + u for u in ps)), sec.get(c, act)) for c, ps in sorted(preds.items())]
+        tensors, backward, colour = _mirror(names, acc, cpu, size, tensors, lambda c: sec.get(c, act), 1.8)
     return PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(tensors), n_accelerators=n_accelerators,
                              n_cpus=n_cpus, size_bytes=tuple(size), acc_memory_bytes=1.6e10, backward=tuple(backward),
                              colour=tuple(colour), objective=objective, contiguity=contiguity,
