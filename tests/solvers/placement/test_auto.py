@@ -352,3 +352,26 @@ def test_time_the_milp_cannot_use_goes_to_the_replacement(monkeypatch):
     assert "skipped" in r.info["milp"] and r.info["solution_from"] == "lns"
     assert v < evaluate(inst, ["cpu0"] * inst.n_nodes)[0] and r.bound <= v
     assert v >= solve(inst, "bruteforce").objective * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("contiguity", ["chain", "convex", "none"])
+def test_auto_answers_one_device_when_every_method_finds_nothing(monkeypatch, contiguity):
+    """Where no method finds a placement in the time (a 6,196-node training graph with weight
+    updates, chain, 3 s, on a slow day: the ideal search's bracket and the MILP both gave up, and
+    ``auto`` raised SolverFailed), the answer is every node on one device, the better of a CPU core
+    and an accelerator that holds them, with status time_limit."""
+    from splitopt.errors import SolverFailed
+    from splitopt.solvers.placement import ideals, milp
+
+    def fail(*_a, **_k):
+        raise SolverFailed("solver: highs returned no solution of the device MILP (status time_limit)",
+                           status="time_limit")
+
+    monkeypatch.setattr(milp, "solve", fail)
+    monkeypatch.setattr(ideals, "solve", fail)
+    inst = generate(4, n_nodes=6, n_accelerators=2, n_cpus=1, contiguity=contiguity, memory=False)
+    r = auto.solve(inst, time_limit=5.0)
+    assert r.status == "time_limit" and len(set(r.assignment)) == 1
+    one = {d: evaluate(inst, [d] * inst.n_nodes)[0] for d in ("cpu0", "acc0")}
+    assert evaluate(inst, r.assignment)[0] == min(one.values())
+    assert r.info["tried"][-1]["method"] == "one-device"

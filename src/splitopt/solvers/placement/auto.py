@@ -196,7 +196,7 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
         raise
     except (InstanceError, SolverFailed) as exc:
         tried.append({"method": name, "error": str(exc)[:200]})
-        if last and best is None:
+        if last and best is None and _one_device(instance) is None:
             raise
         return best, best_v, bound, False
     best, best_v, bound = _record(instance, name, r, best, best_v, bound, tried)
@@ -245,6 +245,23 @@ def _collect_beside(instance, child, dl, best, best_v, bound, tried):
     return _record(instance, "milp-none", r, best, best_v, bound, tried)
 
 
+def _one_device(instance: PlacementInstance) -> list[str] | None:
+    """Every node on one CPU core or on one accelerator (where it holds them: support, memory), the
+    better: a placement of every contiguity (``None`` where neither fits), the answer of last resort."""
+    from splitopt.errors import InfeasibleSolution
+
+    best, best_v = None, math.inf
+    for dev in (["cpu0"] if instance.n_cpus else []) + (["acc0"] if instance.n_accelerators else []):
+        a = [dev] * instance.n_nodes
+        try:
+            v = evaluate(instance, a)[0]
+        except InfeasibleSolution:
+            continue
+        if v < best_v:
+            best, best_v = a, v
+    return best
+
+
 def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoResult:
     """The answer of the methods of :func:`plan`, each given what the one before found, within
     ``time_limit`` seconds (:data:`DEFAULT_TIME_LIMIT` when ``None``; ``math.inf``: no limit)."""
@@ -279,12 +296,19 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
         if relax is not None and not relax.done():
             relax.kill()
     if best is None:
-        raise dl.no_answer(" (auto)")
+        # nothing found in the time (a 6,196-node training graph with weight updates, chain, 3 s):
+        # every node on one device is a placement of every contiguity, where one device can hold it
+        best = _one_device(instance)
+        if best is None:
+            raise dl.no_answer(" (auto)")
+        best_v = evaluate(instance, best)[0]
+        tried.append({"method": "one-device", "value": best_v})
     bound = min(bound, best_v) if math.isfinite(bound) else None
     optimal = bound is not None and _closed(best_v, bound)
     # time_limit only when the limit stopped the work (a finished run with a gap is feasible: the
     # MILP's relaxation drops times below 1e-7 of its unit, so its bound can sit a hair low)
-    stopped = dl.over() or any(t.get("status") in ("time_limit", "node_limit") for t in tried)
+    stopped = dl.over() or any(t.get("status") in ("time_limit", "node_limit") or t["method"] == "one-device"
+                               for t in tried)
     status = "optimal" if optimal else ("time_limit" if stopped else "feasible")
     info = {"plan": steps, "tried": tried}
     if note is not None and status != "optimal":  # the default limit stopped it: say so
