@@ -12,7 +12,7 @@ import pytest
 
 from splitopt.families import solve
 from splitopt.instances.placement import generate
-from splitopt.models.placement import build_milp
+from splitopt.models.placement_milp import build_milp
 from splitopt.solvers.exact.highs import TRUSTED_RANGE, HighsMatrix
 
 

@@ -41,7 +41,7 @@ layer graphs of three parallel branches keep 4 open, their training graphs 6, th
 training graphs 8 with 16-26 states), its steps merged by a compiled kernel (:func:`_dp_step`, numba:
 40-150 ms a pricing on ResNet-50, 40 columns each, against 0.3-0.6 s for the numpy version and 1-4
 s for a MILP); else a MILP (:class:`_Pricer`, knapsack rows with the
-in/out tensor rows of :func:`~splitopt.models.placement.build_milp` for one device). The DP has no
+in/out tensor rows of :func:`~splitopt.models.placement_milp.build_milp` for one device). The DP has no
 memory dimension: where memory could bind it prices the sets of load ``<= V`` whatever their
 memory (since 2026-11-25; before, the MILP priced there), so the LP is the configuration LP
 without memory, a relaxation, and only columns that fit in memory make placements (the BERT-like

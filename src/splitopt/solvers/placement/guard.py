@@ -63,10 +63,10 @@ def solver_options(solver: str, tight: bool) -> dict | None:
 
 
 def milp_job(instance, build_kw: dict, solver: str, mip_gap, tight: bool = False, time_limit=None) -> dict:
-    """Build and solve the placement MILP (:func:`~splitopt.models.placement.build_milp`) within
+    """Build and solve the placement MILP (:func:`~splitopt.models.placement_milp.build_milp`) within
     ``time_limit`` seconds, the build included; what :func:`splitopt.solvers.placement.milp.solve`
     uses of the answer, as a dict."""
-    from splitopt.models.placement import assignment_from_milp, build_milp
+    from splitopt.models.placement_milp import assignment_from_milp, build_milp
     from splitopt.solvers import exact
 
     t0 = time.perf_counter()

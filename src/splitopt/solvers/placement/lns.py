@@ -5,7 +5,7 @@ Why it is exact on the neighbourhood: a device's load depends only on which clas
 compute times) and on which tensors cross its boundary; moving classes *between* the devices of a
 set ``R`` leaves every device outside ``R`` with the same classes and the same crossing tensors, so
 their loads are constants and the sub-MILP over ``R`` (the rows of
-:func:`splitopt.models.placement.build_milp` restricted to ``R``, fixed endpoints outside
+:func:`splitopt.models.placement_milp.build_milp` restricted to ``R``, fixed endpoints outside
 ``R`` entering as zeros) is the whole problem with the other devices frozen.
 
 Each round takes the most loaded device ``a`` and tries ``R = {a, b}`` for every other device ``b``

@@ -1,4 +1,4 @@
-"""The device-model MILP (:func:`splitopt.models.placement.build_milp`) solved by an exact
+"""The device-model MILP (:func:`splitopt.models.placement_milp.build_milp`) solved by an exact
 solver, and its LP relaxation as a bound.
 
 The model is capped by the incumbent of the linearised DP or the ideal branch and bound's chain
@@ -14,7 +14,8 @@ import time
 from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
-from splitopt.models.placement import assignment_from_milp, build_milp, evaluate, work_bound
+from splitopt.models.placement import evaluate, work_bound
+from splitopt.models.placement_milp import assignment_from_milp, build_milp
 from splitopt.solvers.placement.bounds import combinatorial_bound
 from splitopt.solvers.placement.incumbent import incumbent as _incumbent
 
@@ -207,7 +208,7 @@ def _close_chain_bracket(chain: PlacementInstance, a, bound, seconds: float):
 def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float | None = None,
           mip_gap: float | None = None, symmetry: bool | None = None, use_incumbent: bool = True,
           start=None, lower_bound: float | None = None, polish: bool = True) -> AlgoResult:
-    """The device MILP (:func:`~splitopt.models.placement.build_milp`) through ``solver``,
+    """The device MILP (:func:`~splitopt.models.placement_milp.build_milp`) through ``solver``,
     capped by the incumbent of :func:`_incumbent`, certified by :func:`combinatorial_bound`.
 
     With a time limit of at least :data:`COLGEN_FROM` (5 s), ``convex``/``none`` contiguity and
