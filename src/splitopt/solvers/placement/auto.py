@@ -196,7 +196,7 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
         raise
     except (InstanceError, SolverFailed) as exc:
         tried.append({"method": name, "error": str(exc)[:200]})
-        if last and best is None and _one_device(instance) is None:
+        if last and best is None and _one_device(instance)[0] is None:
             raise
         return best, best_v, bound, False
     best, best_v, bound = _record(instance, name, r, best, best_v, bound, tried)
@@ -245,9 +245,10 @@ def _collect_beside(instance, child, dl, best, best_v, bound, tried):
     return _record(instance, "milp-none", r, best, best_v, bound, tried)
 
 
-def _one_device(instance: PlacementInstance) -> list[str] | None:
+def _one_device(instance: PlacementInstance) -> tuple[list[str] | None, float]:
     """Every node on one CPU core or on one accelerator (where it holds them: support, memory), the
-    better: a placement of every contiguity (``None`` where neither fits), the answer of last resort."""
+    better: a placement of every contiguity and its value (``(None, inf)`` where neither fits), the
+    answer of last resort."""
     from splitopt.errors import InfeasibleSolution
 
     best, best_v = None, math.inf
@@ -259,7 +260,7 @@ def _one_device(instance: PlacementInstance) -> list[str] | None:
             continue
         if v < best_v:
             best, best_v = a, v
-    return best
+    return best, best_v
 
 
 def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoResult:
@@ -298,10 +299,9 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
     if best is None:
         # nothing found in the time (a 6,196-node training graph with weight updates, chain, 3 s):
         # every node on one device is a placement of every contiguity, where one device can hold it
-        best = _one_device(instance)
+        best, best_v = _one_device(instance)
         if best is None:
             raise dl.no_answer(" (auto)")
-        best_v = evaluate(instance, best)[0]
         tried.append({"method": "one-device", "value": best_v})
     bound = min(bound, best_v) if math.isfinite(bound) else None
     optimal = bound is not None and _closed(best_v, bound)

@@ -252,12 +252,12 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     # the climb doubles with every value proven in a row (GALLOP): on the peer's Inception-v3 layer
     # graph, convex, ten values 0.08 % apart were proven one after another (27 s) before the
     # incumbent was certified
-    gallop = [1.0]
+    gallop = 1.0
 
     def nxt():
         # the target, or just above the largest proven value where that is lower; halfway between
         # the proven and the refuted values where both are at or above the smallest refuted one
-        v = aim(ub) if lo <= lb else min(aim(ub), lo * (1 + climb * gallop[0]))
+        v = aim(ub) if lo <= lb else min(aim(ub), lo * (1 + climb * gallop))
         return v if v < hi else 0.5 * (lo + hi)
 
     exact = False  # whether the largest proven value was priced by the DP
@@ -293,9 +293,9 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             if V >= aim(ub) * (1 - 1e-12):
                 break
             V = nxt()
-            gallop[0] *= GALLOP
+            gallop *= GALLOP
             continue
-        gallop[0] = 1.0
+        gallop = 1.0
         if verdict == "no":
             # the LP reaches k at V: look for placements in it (a dive, then the best partition of
             # the columns with the incumbent's own sets, which always has a solution)

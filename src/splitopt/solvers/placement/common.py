@@ -347,9 +347,7 @@ def _merge_idle(instance: PlacementInstance, find, parent: list[int]) -> int:
             t = partner.get(g)
             if t is None:  # no positive tensor: any forward neighbour that is alone on its side
                 t = next(iter(su)) if len(su) == 1 else next(iter(pr)) if len(pr) == 1 else None
-                if t is None and (su or pr):
-                    continue
-                if t is None:  # no forward edge and no tensor: nothing to gain
+                if t is None:  # (no forward edge and no tensor: nothing to gain)
                     continue
             if only_back.get(t, False) or not (su == {t} or pr == {t} or not (su or pr)):
                 continue
