@@ -105,6 +105,46 @@ def test_path_dp_pricing_is_the_exact_maximum(seed):
                     assert top == floor and above == []
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_knapsack_completion_is_the_fractional_knapsack_of_the_classes_to_come(seed):
+    # the tables the DP prunes by (Dantzig's bound of the items after each step) against the
+    # greedy fractional knapsack over exactly those items, at capacities from 0 to all of them
+    from splitopt.solvers.placement.pricing import _completion, _fractional_knapsack, _knapsacks
+
+    rng = np.random.default_rng(seed)
+    n = 12
+    gain = rng.random(n) * (rng.random(n) < 0.7)
+    w = rng.random(n) * (rng.random(n) < 0.8)  # weightless items too (weights on an accelerator)
+    ka, kp, ko = _knapsacks(gain, w)
+    for i in range(n):
+        a, b = ka[ko[i]:ko[i + 1]], kp[ko[i]:ko[i + 1]]
+        rest = np.arange(n) > i
+        for c in (0.0, *(rng.random(4) * w.sum()), w.sum() + 1.0):
+            want = _fractional_knapsack(gain[rest], w[rest], c)
+            assert math.isclose(_completion(a, b, c), want, rel_tol=1e-12, abs_tol=1e-15), (i, c)
+
+
+def test_knapsack_completion_prunes_where_loads_bind():
+    # at the work bound's duals (profit = accelerator time / V) no set is above 1, and every
+    # partial set that already pays communication is dropped by the knapsack of the rest: far
+    # fewer points than without a floor, and the floor itself is the answer
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    inst = layer_graph(3, 6, 6, n_accelerators=3, contiguity="none")
+    d = _Data(inst)
+    V = 0.4 * math.fsum(d.acc)
+    dp = _PathDP.build(d, V)
+    pi = d.acc / V
+    free, _sets = dp.price(pi)
+    assert free <= 1 + 1e-12
+    top, sets = dp.price(pi, floor=1.0)
+    assert top == 1.0 and sets == []
+    floored = dp.points
+    dp.price(pi, floor=-math.inf)
+    assert floored < 0.5 * dp.points
+
+
 @pytest.mark.parametrize("training", (False, True))
 def test_path_dp_pricing_exact_on_a_layer_graph_with_merged_tensors(training, monkeypatch):
     # a training graph's forward tensor and its gradient join the same two classes: one open
