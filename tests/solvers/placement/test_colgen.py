@@ -287,14 +287,82 @@ def test_convex_cpu_sets_prove_more_than_cpu_fractions_somewhere():
     assert stronger >= 1
 
 
-def test_convex_pricing_only_where_classes_hold_one_forward_node():
-    # class-level convexity is stricter than node-level for a class of several forward nodes: such
-    # instances are priced without convexity (a relaxation, still a bound); a training graph's
-    # classes (a forward node and its backward node) are priced convex
-    assert _Data(generate(1, n_nodes=8, colours=2, contiguity="convex")).convex_tens is None
-    assert _Data(generate(1, n_nodes=8, colours=2, training=True, contiguity="convex")).convex_tens is None
+def test_convex_pricing_only_where_class_convexity_is_node_convexity():
+    # a class of several forward nodes is priced convex where its entries reach its exits (an
+    # operator with the node it alone feeds), not where it is fed at one node and feeds at another
+    # that the first does not reach: there a node-convex set may not be class-convex
+    from splitopt.instances.placement import PlacementInstance
+
+    def inst(tensors, colour):
+        n = 5
+        return PlacementInstance(tuple(f"v{i}" for i in range(n)), (1.0,) * n, (0.1,) * n, tuple(tensors),
+                                 n_accelerators=2, colour=tuple(colour), contiguity="convex")
+
+    # v0 -> v1 -> v2 -> v3 -> v4, class {v1, v2}: entry v1 reaches exit v2
+    chain = [(0, (1,), 1e-3), (1, (2,), 1e-3), (2, (3,), 1e-3), (3, (4,), 1e-3)]
+    assert _Data(inst(chain, [None, 7, 7, None, None])).convex_tens is not None
+    # class {v1, v3} with v1 -> v2 -> v3: entry v1 reaches exit v3 through v2 outside the class:
+    # the class graph has a cycle (v1's class -> v2 -> v1's class)
+    assert _Data(inst(chain, [None, 7, None, 7, None])).convex_tens is None
+    # v0 -> v1, v2 -> v3, v1 -> v4, class {v1, v2}: fed at v1 (from v0), feeds from v2 (to v3), and
+    # v1 does not reach v2
+    split = [(0, (1,), 1e-3), (2, (3,), 1e-3), (1, (4,), 1e-3)]
+    assert _Data(inst(split, [None, 7, 7, None, None])).convex_tens is None
     assert _Data(generate(1, n_nodes=6, training=True, colours=0, contiguity="convex")).convex_tens is not None
     assert _Data(generate(1, n_nodes=8, colours=0, contiguity="none")).convex_tens is None
+
+
+def _multi_class_convex_cases(training: bool, want: int = 5):
+    """Generated convex instances with classes of several nodes that the convex DP prices."""
+    out = []
+    for seed in range(200):
+        inst = generate(seed, n_nodes=5 if training else 8, n_accelerators=2, n_cpus=1, skips=3, memory=False,
+                        colours=2, contiguity="convex", training=training)
+        if any(len(c) > 1 for c in inst.colour_classes) and _Data(inst).convex_tens is not None:
+            out.append(inst)
+            if len(out) == want:
+                return out
+    raise AssertionError("too few generated cases")
+
+
+@pytest.mark.parametrize("training", (False, True))
+def test_convex_dp_with_classes_of_several_nodes_is_the_exact_maximum(training):
+    # the convex DP's price is the maximum of pi(S) over the class sets that fit within V and
+    # whose forward nodes are convex node by node (the evaluator's test), by enumeration
+    from splitopt.models.placement import _reaches_back
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    for inst in _multi_class_convex_cases(training):
+        d = _Data(inst)
+        succ = [[] for _ in range(inst.n_nodes)]
+        for u, v in inst.forward_edges:
+            succ[u].append(v)
+
+        def convex(S):
+            fwd = {i for g in np.flatnonzero(S) for i in d.classes[g] if not inst.backward[i]}
+            return _reaches_back(inst.n_nodes, succ, fwd) is None
+
+        rng = np.random.default_rng(len(d.classes))
+        total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+        for V in (0.3 * total, 0.6 * total):
+            dp = _PathDP.build(d, V)
+            assert dp is not None and dp.convex
+            for _ in range(3):
+                pi = rng.random(d.G)
+                want = max(math.fsum(pi[S]) for S in _subsets(d.G) if d.fits(S, V) and convex(S))
+                got, sets = dp.price(pi, ncols=3)
+                assert math.isclose(got, want, rel_tol=1e-12), (got, want)
+                assert all(convex(S) for S in sets)
+
+
+@pytest.mark.parametrize("training", (False, True))
+def test_convex_bound_with_classes_of_several_nodes_below_the_optimum(training):
+    for inst in _multi_class_convex_cases(training):
+        opt = solve(inst, "bruteforce").objective
+        assert prove_above(inst, opt)[0] != "proven"
+        r = solve(inst, "colgen")
+        assert r.bound <= opt * (1 + 1e-9)
+        assert r.objective >= opt * (1 - 1e-9)
 
 
 def test_path_dp_equals_the_pricing_milp_on_resnet50():
