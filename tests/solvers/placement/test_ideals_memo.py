@@ -94,7 +94,9 @@ def test_dp_after_the_local_search_equals_milp(seed, monkeypatch):
 def test_convex_incumbent_is_at_most_the_chain_optimum():
     """Every chain placement is convex: where the DP over all ideals applies, the convex search starts
     from the chain optimum (it once answered 33.16 ms on three branches of 50 layers, chain optimum
-    33.06 ms, when the chain step had 5 s and the DP half of them)."""
+    33.06 ms, when the chain step had 5 s and the DP half of them). No time limit: the DP then gets
+    30 s, where it needs 1.3-5.4 s on this graph depending on the machine's load (with a 20 s limit,
+    5 s for the DP, the test failed on a loaded machine on 2026-11-27)."""
     from splitopt.models.placement import evaluate
     from splitopt.solvers.placement.idealdp import listable
     from splitopt.solvers.placement.incumbent import incumbent
@@ -104,5 +106,5 @@ def test_convex_incumbent_is_at_most_the_chain_optimum():
     opt = solve(chain, "ideals")
     assert opt.status == "optimal" and opt.info.get("dp") == "proved"
     convex = chain.with_(contiguity="convex")
-    a, v = incumbent(convex, time_limit=20.0)
+    a, v = incumbent(convex, time_limit=None)
     assert close(v, evaluate(convex, a)[0]) and v <= opt.objective * (1 + 1e-9)
