@@ -109,7 +109,8 @@ def test_path_dp_pricing_is_the_exact_maximum(seed):
 def test_knapsack_completion_is_the_fractional_knapsack_of_the_classes_to_come(seed):
     # the tables the DP prunes by (Dantzig's bound of the items after each step) against the
     # greedy fractional knapsack over exactly those items, at capacities from 0 to all of them
-    from splitopt.solvers.placement.pricing import _completion, _fractional_knapsack, _knapsacks
+    from splitopt.solvers.placement.pricing import _fractional_knapsack
+    from splitopt.solvers.placement.pricing_kernels import _completion, _knapsacks
 
     rng = np.random.default_rng(seed)
     n = 12

@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import class_data, class_tensors
+from splitopt.solvers.placement.pricing_kernels import _dp_step, _knapsacks
 
 
 class _Data:
@@ -516,124 +516,3 @@ class _PathDP:
             S[g] = xs[j]
             j = int(par[j])
         return S
-
-
-@njit(cache=True)
-def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep, drop, floor, ka, kp):  # pragma: no cover
-    # (compiled)
-    """One step of :class:`_PathDP`: for every code after the step (``grp[i]:grp[i+1]`` indexes its
-    incoming parts: the front of code ``src[j]`` before the step, shifted by ``add[j]`` seconds and,
-    where ``take[j]``, by the profit ``gain``), the Pareto front of the merged parts: loads within
-    ``cap``, ascending, each point strictly more profitable than every lighter one. Fronts arrive
-    sorted by load, so a k-way merge is linear. Returns the new ``(L, P, offs)`` and per point the
-    flat index of its parent and whether the class joined, and whether a front was thinned
-    (``keep > 0``, a heuristic: each front thinned to ``keep`` points evenly spread along it, its
-    first and last among them). Points of profit ``<= drop`` are left out (:meth:`_PathDP.price`'s
-    ``floor``), and so are points whose profit plus the fractional knapsack of the classes to come
-    (cumulative weights ``ka`` and profits ``kp`` by falling ratio, :func:`_knapsacks`) within the
-    load left, ``cap - load``, is at most ``floor`` (none if ``ka`` is empty)."""
-    tot = 0
-    for j in range(src.size):
-        tot += offs[src[j] + 1] - offs[src[j]]
-    Ln = np.empty(tot)
-    Pn = np.empty(tot)
-    par = np.empty(tot, np.int64)
-    xs = np.empty(tot, np.bool_)
-    ng = grp.size - 1
-    offn = np.empty(ng + 1, np.int64)
-    heads = np.empty(src.size, np.int64)
-    n = 0
-    thin = False
-    for gi in range(ng):
-        offn[gi] = n
-        a, b = grp[gi], grp[gi + 1]
-        for j in range(a, b):
-            heads[j] = offs[src[j]]
-        top = -np.inf
-        while True:
-            jb, lb, pb = -1, np.inf, -np.inf
-            for j in range(a, b):
-                h = heads[j]
-                if h >= offs[src[j] + 1]:
-                    continue
-                lv = L[h] + add[j]
-                if lv > cap:  # the rest of this front is heavier still
-                    heads[j] = offs[src[j] + 1]
-                    continue
-                pv = P[h] + gain if take[j] else P[h]
-                if lv < lb or (lv == lb and pv > pb):
-                    jb, lb, pb = j, lv, pv
-            if jb < 0:
-                break
-            h = heads[jb]
-            heads[jb] = h + 1
-            if pb > top:
-                top = pb
-                if pb > drop and (ka.size == 0 or pb + _completion(ka, kp, cap - lb) * (1 + 1e-12) + 1e-12 > floor):
-                    Ln[n], Pn[n], par[n], xs[n] = lb, pb, h, take[jb]
-                    n += 1
-        cnt = n - offn[gi]
-        if keep > 1 and cnt > keep:
-            thin = True
-            n0 = offn[gi]
-            for t in range(keep):  # increasing sources: in place
-                src_i = n0 + (t * (cnt - 1)) // (keep - 1)
-                Ln[n0 + t], Pn[n0 + t], par[n0 + t], xs[n0 + t] = Ln[src_i], Pn[src_i], par[src_i], xs[src_i]
-            n = n0 + keep
-    offn[ng] = n
-    return Ln[:n].copy(), Pn[:n].copy(), offn, par[:n].copy(), xs[:n].copy(), thin
-
-
-@njit(cache=True)
-def _completion(ka, kp, c):  # pragma: no cover - compiled
-    """The fractional knapsack of capacity ``c`` over items given by their cumulative weights ``ka``
-    and profits ``kp`` in order of falling ratio (``ka[0] = kp[0] = 0``)."""
-    m = ka.size - 1
-    lo, hi = 0, m  # the largest j with ka[j] <= c (ka is nondecreasing)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if ka[mid] <= c:
-            lo = mid
-        else:
-            hi = mid - 1
-    if lo == m:
-        return kp[m]
-    return kp[lo] + (c - ka[lo]) * (kp[lo + 1] - kp[lo]) / (ka[lo + 1] - ka[lo])
-
-
-@njit(cache=True)
-def _knapsacks(gain, w):  # pragma: no cover - compiled
-    """Per step ``i`` of an order (items ``gain[j] >= 0`` of weight ``w[j] >= 0`` in that order), the
-    items after it of positive gain by falling ratio ``gain / w`` (weightless ones first), as
-    cumulative weights and profits from 0: ``(ka, kp, offsets)``, step ``i``'s in
-    ``offsets[i]:offsets[i + 1]``. The fractional knapsack of capacity ``c`` over them
-    (:func:`_completion`) bounds the profit that the classes still to come can add to a set whose
-    load leaves ``c`` (Dantzig's bound). Quadratic in the items (0.4 million entries for 900)."""
-    n = gain.size
-    ratio = np.empty(n)
-    for j in range(n):
-        ratio[j] = np.inf if w[j] <= 0.0 else gain[j] / w[j]
-    by = np.argsort(-ratio, kind="mergesort")
-    size = 0
-    offs = np.empty(n + 1, np.int64)
-    for i in range(n):  # items after step i: positions > i
-        offs[i] = size
-        m = 0
-        for j in range(n):
-            if by[j] > i and gain[by[j]] > 0.0:
-                m += 1
-        size += m + 1
-    offs[n] = size
-    ka = np.empty(size)
-    kp = np.empty(size)
-    for i in range(n):
-        o = offs[i]
-        ka[o], kp[o] = 0.0, 0.0
-        t = o
-        for j in range(n):
-            q = by[j]
-            if q > i and gain[q] > 0.0:
-                t += 1
-                ka[t] = ka[t - 1] + max(w[q], 0.0)
-                kp[t] = kp[t - 1] + gain[q]
-    return ka, kp, offs
