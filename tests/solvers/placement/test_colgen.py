@@ -600,10 +600,10 @@ def test_heuristic_pricing_is_a_restriction_and_exact_when_nothing_is_thinned():
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_memory_free_pricing_bounds_and_places_only_what_fits(seed):
-    # where memory could bind, the DP prices sets whatever their memory (since 2026-11-25): the LP
-    # is a relaxation, so its bound stays below the optimum, and its dive and restricted MILP place
-    # only columns that fit (the evaluator checks memory)
+def test_memory_pricing_bounds_and_places_only_what_fits(seed):
+    # where memory could bind, the DP prices with the memory row's Lagrangian (since 2026-11-27;
+    # memory-free from 2026-11-25): the LP's bound stays below the optimum, and its dive and
+    # restricted MILP place only columns that fit (the evaluator checks memory)
     from splitopt.models.placement import evaluate
     from splitopt.solvers.placement.colgen import _ColGen, _placement
 
@@ -622,7 +622,7 @@ def test_memory_free_pricing_bounds_and_places_only_what_fits(seed):
 
 
 def test_memory_free_pricing_happens():
-    # the test above exercises the relaxed pricing: on some seeds memory could bind
+    # the test above exercises the LP without memory: on some seeds memory could bind
     from splitopt.solvers.placement.colgen import _ColGen
 
     free = 0
@@ -631,6 +631,112 @@ def test_memory_free_pricing_happens():
         d = _Data(inst)
         free += _ColGen(d, solve(inst, "bruteforce").objective * 1.05).memory_free
     assert free >= 2
+
+
+def test_envelope_min_is_the_lp_minimum():
+    # min over mu >= 0 of max_i a_i + b_i mu, against the LP min t s.t. t >= a_i + b_i mu
+    from scipy.optimize import linprog
+
+    from splitopt.solvers.placement.configlp import _envelope_min
+
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        n = int(rng.integers(1, 12))
+        lines = [(0.0, 1.0)] + [(float(a), float(b)) for a, b in zip(rng.uniform(0, 3, n), rng.uniform(-4, 1, n))]
+        if trial % 4 == 0:  # feasible sets only: the minimum is at 0
+            lines = [(a, abs(b) % 1.0) for a, b in lines]
+        A = np.array([[b, -1.0] for _a, b in lines])
+        lp = linprog([0.0, 1.0], A_ub=A, b_ub=[-a for a, _b in lines], bounds=[(0, None), (None, None)])
+        mu, val = _envelope_min(lines)
+        assert mu >= 0
+        assert math.isclose(val, max(a + b * mu for a, b in lines), rel_tol=1e-12, abs_tol=1e-12)
+        assert math.isclose(val, lp.fun, rel_tol=1e-7, abs_tol=1e-9), (val, lp.fun)
+
+
+def _memory_cases(want=6):
+    """Small instances on which memory binds at the optimum's load (some set of load <= V does not
+    fit)."""
+    from splitopt.solvers.placement.colgen import _ColGen
+
+    out = []
+    for seed in range(60):
+        inst = generate(seed, n_nodes=8, n_accelerators=2, n_cpus=1, skips=3, memory=True, colours=0,
+                        contiguity="none")
+        d = _Data(inst)
+        V = solve(inst, "bruteforce").objective
+        if _ColGen(d, V).memory_free:
+            out.append((inst, V))
+            if len(out) == want:
+                return out
+    raise AssertionError("too few cases where memory binds")
+
+
+def test_memory_pricing_bounds_every_set_that_fits():
+    # the Lagrangian of the memory row bounds max pi(S) over the sets of load <= V that fit in
+    # memory (by enumeration); every column it adds fits; it is never above the memory-free price
+    from splitopt.solvers.placement.colgen import _ColGen
+
+    rng = np.random.default_rng(11)
+    gaps = 0
+    for inst, V in _memory_cases():
+        d = _Data(inst)
+        subsets = list(_subsets(d.G))
+        for _ in range(4):
+            pi = rng.random(d.G) * 3 / d.G
+            want = max((math.fsum(pi[S]) for S in subsets if d.fits(S, V)), default=0.0)
+            free = max((math.fsum(pi[S]) for S in subsets if d.fitting(S[None, :], V, memory=False)[0]), default=0.0)
+            cg = _ColGen(d, V)
+            cg.cols, cg.have = [], set()
+            cg.memory_free, cg.memory_priced = False, True  # as after the switch (_with_memory)
+            (ub, _rho), new = cg.price(pi, None)
+            assert ub >= want * (1 - 1e-9) - 1e-12
+            assert ub <= max(free, 1.0) * (1 + 1e-9) + 1e-12
+            assert all(d.fits(S, V * (1 + 1e-6)) for S in new)
+            gaps += free > max(want, 1.0) * (1 + 1e-6) and ub < free * (1 - 1e-6)
+    assert gaps >= 1  # somewhere the memory row lowers the price below the memory-free one
+
+
+def test_memory_aware_lp_bounds_below_the_optimum_and_is_stronger_somewhere(monkeypatch):
+    # the configuration LP with memory (priced by the Lagrangian and, at a stall, by the pricing
+    # MILP) is a bound (never 'proven' at the optimum); and it proves values the memory-free LP of
+    # before 2026-11-27 could not
+    from splitopt.solvers.placement import configlp
+
+    stronger = 0
+    for inst, opt in _memory_cases():
+        assert prove_above(inst, opt)[0] != "proven"
+        for f in (0.9, 0.97, 0.995):
+            monkeypatch.setattr(configlp, "MEMORY_LAGRANGIAN", True)
+            new = prove_above(inst, f * opt)[0]
+            monkeypatch.setattr(configlp, "MEMORY_LAGRANGIAN", False)
+            old = prove_above(inst, f * opt)[0]
+            assert not (old == "proven" and new != "proven")
+            stronger += new == "proven" and old != "proven"
+    assert stronger >= 1
+
+
+def test_the_root_switches_to_memory_only_where_a_column_does_not_fit():
+    # where the LP without memory reaches k, it switches to the LP with memory only when a column
+    # of positive value does not fit; after the switch the columns that do not fit are barred
+    from splitopt.solvers.placement.colgen import _ColGen
+
+    switched = 0
+    for inst, opt in _memory_cases():
+        d = _Data(inst)
+        for f in (0.97, 1.0, 1.05):
+            cg = _ColGen(d, f * opt)
+            verdict, _L = cg.run(d.k, None)
+            fit = np.array([d.size[S].sum() <= d.cap for S in cg.cols])
+            if cg.memory_priced:
+                switched += 1
+                assert cg.banned_memory and all(not fit[j] for j in cg.banned_memory)
+                if verdict == "no":
+                    lam = cg.master.primal()
+                    assert (lam[~fit] <= 1e-9).all()
+            elif verdict == "no":
+                lam = cg.master.primal()
+                assert ((lam <= 1e-9) | fit).all()  # no switch: the LP's columns fit
+    assert switched >= 1
 
 
 def test_relaxation_bounds_its_own_combinatorial_bound_by_the_limit(monkeypatch):

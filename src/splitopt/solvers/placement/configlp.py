@@ -20,6 +20,14 @@ KEEP = 2048
 """Points a front keeps in the DP's heuristic pricing (:meth:`_ColGen._price_at`; 0: exact pricing
 only)."""
 
+MEMORY_LAGRANGIAN = True
+"""Where memory could bind, price with the memory row's Lagrangian and keep only columns that fit
+(:meth:`_ColGen._memory_price`: the configuration LP with memory); ``False``: the memory-free LP
+of before 2026-11-27 (a weaker relaxation, kept for comparison)."""
+
+MEMORY_ROUNDS = 8
+"""The most DP pricings :meth:`_ColGen._memory_price` spends on one pricing's multiplier search."""
+
 HEURISTIC_FROM = 5e6
 """The heuristic pricing is used where an exact pricing handles more front points than this (about
 0.1 s). Measured 2026-11-25, proofs of one value near the LP's threshold, exact pricing only -> with
@@ -42,12 +50,21 @@ class _ColGen:
         self.d, self.V, self.alpha, self.ncols, self.pricing_limit = d, V, alpha, ncols, pricing_limit
         self.keep = 0  # set by run()
         self.node = node
-        # the DP prices memory-free where memory could bind (the LP is then the configuration LP
-        # without memory, a relaxation: its columns may not fit in memory, and only the columns
-        # that do (:meth:`placeable`) make placements); else the MILP, with its memory row
+        # the DP has no memory dimension: where memory could bind the LP starts without memory
+        # (its columns may not fit, and only those that do (:meth:`placeable`) make placements: a
+        # relaxation); where that LP reaches k with a column that does not fit, the root switches
+        # to the LP with memory (:meth:`_with_memory`: columns that fit only, the pricing by the
+        # memory row's Lagrangian, :meth:`_memory_price`; since 2026-11-27,
+        # :data:`MEMORY_LAGRANGIAN`); else the MILP prices, with its memory row
         self.dp = _PathDP.build(d, V, relax_memory=True) if dps is None else dps[0]
         self.pricer = _Pricer(d, V) if self.dp is None else None
         self.memory_free = self.dp is not None and d.cap is not None and _max_memory(d, V) > d.cap
+        self.memory_binds = self.memory_free  # columns are checked against memory to place them
+        self.memory_priced = False  # the LP with memory (the columns fit; memory_free then off)
+        self.banned_memory: set[int] = set()  # columns barred from the LP with memory
+        if self.memory_free:
+            self.msize = d.size / d.cap if d.cap > 0 else np.where(d.size > 0, np.inf, 0.0)
+            self.mu = 0.0  # the multiplier of the memory row that gave the smallest bound so far
         cols = list(columns or [])
         if seed and self.dp is not None and node is None:
             cols += windows(d, V, self.dp.order, deadline=seed_until)
@@ -106,8 +123,11 @@ class _ColGen:
         d = self.d
         left = None if deadline is None else deadline - time.perf_counter()
         if self.dp is not None:
-            ub, sets = self.dp.price(point, self.ncols, deadline, keep=keep, floor=1.0)
-            ub *= 1 + 1e-12  # the profits' rounding
+            if self.memory_priced:
+                ub, sets = self._memory_price(point, deadline, keep)
+            else:
+                ub, sets = self.dp.price(point, self.ncols, deadline, keep=keep, floor=1.0)
+                ub *= 1 + 1e-12  # the profits' rounding
             sets = [S for S in sets if point[S].sum() > 1 + 1e-9]
         else:
             lim = self.pricing_limit if left is None else min(self.pricing_limit, max(left, 0.1))
@@ -135,9 +155,104 @@ class _ColGen:
             fresh = fresh + new_cpu
         return (ub, rho), fresh
 
+    def _memory_price(self, point: np.ndarray, deadline: float | None, keep: int = 0):
+        """``(upper bound on max point(S) over the sets that fit in memory, sets)`` where memory
+        could bind (ours). For a multiplier ``mu >= 0`` of the memory row ``m(S) = size(S) / cap
+        <= 1``, ``u(mu) = mu + max_S (point - mu m)(S)`` over the sets of load ``<= V`` (the DP,
+        memory-free) is at least ``point(S)`` for every set that fits (Lagrangian duality), so
+        every ``u(mu)`` is a valid bound and the smallest found is returned.
+
+        Lazily: first ``mu = 0`` (the memory-free pricing, one DP as without memory); that is exact
+        where its best set fits, and enough where some new set that fits prices above 1 (a column
+        to add: the bound can wait). Only where none does (the column generation would stall)
+        is ``u`` minimised over ``mu``, by Kelley's cutting planes, every set priced being the line
+        ``point(S) + mu (1 - m(S))`` under ``u`` (the empty set's line ``mu`` among them): until the
+        best ``u`` found meets the lines' lower envelope (then no multiplier does better, within
+        1e-9), :data:`MEMORY_ROUNDS` pricings, or the deadline. Measured 2026-11-27, the seeded
+        Inception-like 300-node graph (non-contiguous): minimising at every pricing took the first
+        value of :func:`~.colgen.relaxation` from 2.6 to 23 s. Returns the sets of every pricing
+        (the caller keeps those that fit). ``keep > 0`` (the heuristic pricing, no bound): the one
+        pricing at ``mu = 0``."""
+        m = self.msize
+        v, sets = self.dp.price(point, self.ncols, deadline, keep=keep, floor=1.0)
+        if not math.isfinite(v) or keep or not sets or m[sets[0]].sum() <= 1.0:
+            return v * (1 + 1e-12), sets
+        best = v * (1 + 1e-12)
+        if any(m[S].sum() <= 1.0 and point[S].sum() > 1 + 1e-9 and S.tobytes() not in self.have for S in sets):
+            return best, sets
+        found = {S.tobytes(): S for S in sets}
+        lines = [(0.0, 1.0)] + [(float(point[S].sum()), 1.0 - float(m[S].sum())) for S in sets]
+        mu = self.mu if self.mu > 0 else _envelope_min(lines)[0]
+        for _ in range(MEMORY_ROUNDS - 1):
+            v, sets = self.dp.price(point - mu * m, self.ncols, deadline, floor=1.0 - mu)
+            if not math.isfinite(v):
+                break  # the deadline passed: the bound so far holds
+            u = v + mu + 1e-12 * (abs(v) + mu)  # the profits' rounding
+            if u < best:
+                best, self.mu = u, mu
+            for S in sets:
+                key = S.tobytes()
+                if key not in found:
+                    found[key] = S
+                    lines.append((float(point[S].sum()), 1.0 - float(m[S].sum())))
+            if not sets:
+                break  # priced out at this multiplier: u = 1, no column above 1
+            mu, env = _envelope_min(lines)
+            if best - env <= 1e-9 * max(best, 1.0):
+                break
+        return best, list(found.values())
+
+    def _with_memory(self) -> bool:
+        """Switch the root's LP to the configuration LP with memory where the LP without it reaches
+        ``k`` with a column that does not fit (then only the LP with memory can prove more at
+        ``V``): columns that do not fit are barred from the master and the pricing moves to
+        :meth:`_memory_price`. Whether it switched (not at a branch-and-price node or in a dive,
+        nor where the LP's columns all fit: there the LP with memory reaches ``k`` too). Measured
+        2026-11-27: pricing with memory from the start took the seeded Inception-like 300-node
+        graph's first value from 2.6 to 23 s (more pricings, poorer pruning), where its LP's
+        columns fit."""
+        if not (self.memory_free and MEMORY_LAGRANGIAN) or self.node is not None or self.fixed.any():
+            return False
+        lam = self.master.primal()
+        fit = self.placeable()
+        if not ((lam > 1e-9) & ~fit).any():
+            return False
+        self.memory_free, self.memory_priced = False, True
+        self.banned_memory = {j for j, ok in enumerate(fit) if not ok}
+        for j in self.banned_memory:
+            self.master.h.changeColBounds(self.master.acc_at[j], 0.0, 0.0)
+        return True
+
+    def _milp_price(self, pi: np.ndarray, ub, deadline: float | None):
+        """``(bound, new columns)`` from the pricing MILP (:class:`_Pricer`, memory row included)
+        at the master's duals ``pi``, where the Lagrangian of the memory row leaves a gap: its dual
+        bound (the smaller of it and ``ub``'s) and its set where that fits and is new; ``(None,
+        [])`` where it gives nothing in the time. At the root only (a node's pairs and a dive's
+        placed classes are not in the MILP: its bound would still hold, its set might not be
+        admitted)."""
+        if self.node is not None or self.fixed.any():
+            return ub, []
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0.05:
+            return None, []
+        if self.pricer is None:
+            self.pricer = _Pricer(self.d, self.V)
+        lim = self.pricing_limit if left is None else min(self.pricing_limit, left)
+        val, bound, S = self.pricer.price(pi, lim)
+        if not math.isfinite(bound):
+            return None, []
+        fresh = []
+        if S is not None and val > 1 + 1e-9 and S.tobytes() not in self.have:
+            if self._fitting([S])[0]:
+                self.have.add(S.tobytes())
+                fresh.append(S)
+                self.cols.append(S)
+                self.master.add(fresh)
+        return (min(ub[0], bound * (1 + 1e-9)), ub[1]), fresh
+
     def placeable(self) -> np.ndarray:
-        """Which of :attr:`cols` fit in an accelerator's memory (all, unless :attr:`memory_free`)."""
-        if not self.memory_free or not self.cols:
+        """Which of :attr:`cols` fit in an accelerator's memory (all where memory cannot bind)."""
+        if not self.memory_binds or not self.cols:
             return np.ones(len(self.cols), bool)
         return np.asarray(self.cols, bool) @ self.d.size <= self.d.cap
 
@@ -177,6 +292,8 @@ class _ColGen:
             # cannot take those classes, so they must not count in the bound
             pi[self.fixed] = 0.0
             if z <= k * (1 + 1e-9):
+                if self._with_memory():
+                    continue
                 return "no", best
             point = self.alpha * centre + (1 - self.alpha) * pi
             L, new, exact = self._price_at(point, k, deadline)
@@ -194,8 +311,21 @@ class _ColGen:
             score, centre = L, pi
             self.centre = centre
             if not new and best <= k * (1 + 1e-9):
-                # no column and no proof: the LP is at (numerically) k, or the pricing stopped early
-                return ("no" if ub[0] <= 1 + 1e-9 else "time_limit"), best
+                # no column and no proof: the LP is at (numerically) k, or the pricing stopped early;
+                # with memory priced by its Lagrangian, the bound can stay above 1 with no set that
+                # fits above it (a duality gap): no proof at V either
+                if ub[0] <= 1 + 1e-9 and self._with_memory():
+                    continue
+                if ub[0] > 1 + 1e-9 and self.memory_priced and math.isfinite(ub[0]):
+                    # a duality gap of the memory row: the pricing MILP, which has it, prices the
+                    # master's duals exactly (its dual bound) and finds the set that fits
+                    ub, new = self._milp_price(pi, ub, deadline)
+                    if ub is not None:
+                        best = max(best, self.lagrangian(pi, ub))
+                        if new or best > k * (1 + 1e-9):
+                            continue
+                done = ub is not None and (ub[0] <= 1 + 1e-9 or self.memory_priced)
+                return ("no" if done else "time_limit"), best
 
     def _price_at(self, point: np.ndarray, k: int, deadline: float | None):
         """``(Lagrangian at point, new columns, whether exact)``. First the DP's heuristic pricing
@@ -216,7 +346,7 @@ class _ColGen:
 
     def _restrict(self, fixed: np.ndarray, banned: set[int]) -> None:
         self.fixed = fixed.copy()
-        self.master.restrict(fixed, self.cols, banned, self.cpu_cols)
+        self.master.restrict(fixed, self.cols, banned | self.banned_memory, self.cpu_cols)
         self.dp.allowed = self.allowed0 & ~fixed
         if self.cpu_dp is not None:
             self.cpu_dp.allowed = self.cpu_allowed0 & ~fixed
@@ -280,6 +410,36 @@ class _ColGen:
             self.dp.allowed = self.allowed0
             if self.cpu_dp is not None:
                 self.cpu_dp.allowed = self.cpu_allowed0
+
+
+def _envelope_min(lines) -> tuple[float, float]:
+    """``(mu, f(mu))`` minimising ``f(mu) = max_i a_i + b_i mu`` over ``mu >= 0`` for the lines
+    ``(a_i, b_i)`` (one of slope 1 among them, so the minimum exists): bisection on the sign of the
+    slope of the line on top (``f`` is convex)."""
+    a = np.array([ln[0] for ln in lines])
+    b = np.array([ln[1] for ln in lines])
+
+    def f(mu):
+        vals = a + b * mu
+        j = int(np.argmax(vals))
+        return vals[j], b[j]
+
+    if f(0.0)[1] >= 0:
+        return 0.0, f(0.0)[0]
+    # every line of negative slope meets the slope-1 line ``mu`` by mu = a / (1 - b)
+    neg = b < 0
+    hi = float(np.max(np.maximum(a[neg], 0.0) / (1.0 - b[neg]))) * 1.001 + 1e-12
+    lo = 0.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if f(mid)[1] < 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-15 * max(hi, 1.0):
+            break
+    mu = min((lo, hi), key=lambda x: f(x)[0])
+    return mu, f(mu)[0]
 
 
 def prove_above(instance: PlacementInstance, V: float, *, time_limit: float | None = None,
