@@ -227,7 +227,8 @@ class _ColGen:
         """``(bound, new columns)`` from the pricing MILP (:class:`_Pricer`, memory row included)
         at the master's duals ``pi``, where the Lagrangian of the memory row leaves a gap: its dual
         bound (the smaller of it and ``ub``'s) and its set where that fits and is new; ``(None,
-        [])`` where it gives nothing in the time. At the root only (a node's pairs and a dive's
+        [])`` where it gives nothing in the time; for convex columns its bound only (it prices every
+        set). At the root only (a node's pairs and a dive's
         placed classes are not in the MILP: its bound would still hold, its set might not be
         admitted)."""
         if self.node is not None or self.fixed.any():
@@ -242,7 +243,8 @@ class _ColGen:
         if not math.isfinite(bound):
             return None, []
         fresh = []
-        if S is not None and val > 1 + 1e-9 and S.tobytes() not in self.have:
+        # (the MILP ignores convexity: its bound holds for convex sets too, its set may not be one)
+        if S is not None and val > 1 + 1e-9 and S.tobytes() not in self.have and not self.dp.convex:
             if self._fitting([S])[0]:
                 self.have.add(S.tobytes())
                 fresh.append(S)
