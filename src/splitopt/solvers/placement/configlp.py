@@ -211,7 +211,7 @@ class _ColGen:
         2026-11-27: pricing with memory from the start took the seeded Inception-like 300-node
         graph's first value from 2.6 to 23 s (more pricings, poorer pruning), where its LP's
         columns fit."""
-        if not (self.memory_free and MEMORY_LAGRANGIAN) or self.node is not None or self.fixed.any():
+        if not (self.memory_free and MEMORY_LAGRANGIAN and self._at_root()):
             return False
         lam = self.master.primal()
         fit = self.placeable()
@@ -223,6 +223,10 @@ class _ColGen:
             self.master.h.changeColBounds(self.master.acc_at[j], 0.0, 0.0)
         return True
 
+    def _at_root(self) -> bool:
+        """Whether this LP is the root's: not a branch-and-price node, no class placed by a dive."""
+        return self.node is None and not self.fixed.any()
+
     def _milp_price(self, pi: np.ndarray, ub, deadline: float | None):
         """``(bound, new columns)`` from the pricing MILP (:class:`_Pricer`, memory row included)
         at the master's duals ``pi``, where the Lagrangian of the memory row leaves a gap: its dual
@@ -231,7 +235,7 @@ class _ColGen:
         set). At the root only (a node's pairs and a dive's
         placed classes are not in the MILP: its bound would still hold, its set might not be
         admitted)."""
-        if self.node is not None or self.fixed.any():
+        if not self._at_root():
             return ub, []
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0.05:
@@ -426,8 +430,9 @@ def _envelope_min(lines) -> tuple[float, float]:
         j = int(np.argmax(vals))
         return vals[j], b[j]
 
-    if f(0.0)[1] >= 0:
-        return 0.0, f(0.0)[0]
+    at0, slope0 = f(0.0)
+    if slope0 >= 0:
+        return 0.0, at0
     # every line of negative slope meets the slope-1 line ``mu`` by mu = a / (1 - b)
     neg = b < 0
     hi = float(np.max(np.maximum(a[neg], 0.0) / (1.0 - b[neg]))) * 1.001 + 1e-12
