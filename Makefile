@@ -19,12 +19,14 @@ run: $(BIN)/.installed
 	$(BIN)/splitopt demo
 	$(BIN)/splitopt validate quick --store out/quick.sqlite
 
+# two workers (pytest-xdist): the CI machine has two cores; the tests that time a limit measure
+# CPU seconds too (tests/timing.py), so a busy neighbour does not fail them
 test: $(BIN)/.installed
 	$(BIN)/ruff check src tests benchmarks
-	MPLBACKEND=Agg $(BIN)/python -m pytest -q -p no:cacheprovider
+	MPLBACKEND=Agg $(BIN)/python -m pytest -q -p no:cacheprovider -n 2
 
 test-slow: $(BIN)/.installed
-	MPLBACKEND=Agg $(BIN)/python -m pytest -q -p no:cacheprovider -m "slow or not slow"
+	MPLBACKEND=Agg $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m "slow or not slow"
 
 # every benchmark writes benchmarks/results/NAME.md with the machine and the date; the README quotes them
 bench: $(BIN)/.installed

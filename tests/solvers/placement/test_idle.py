@@ -186,3 +186,19 @@ def test_lstm_layer_graph_collapses_and_keeps_its_optimum(training):
     r = solve(inst, "ideals")
     m = solve(inst, "milp", time_limit=60)
     assert r.status == m.status == "optimal" and close(r.objective, m.objective, 1e-7)
+
+
+def test_contracted_is_built_once_per_instance_and_flags():
+    # auto, the ideal search and its DP share one contraction of the instance they are given
+    from splitopt.solvers.placement.common import Contracted, contracted
+
+    a = generate(3, n_nodes=9, n_accelerators=2, contiguity="chain")
+    b = generate(3, n_nodes=9, n_accelerators=2, contiguity="chain")  # equal, another object
+    ca = contracted(a)
+    assert contracted(a) is ca
+    assert contracted(a, reverse=True) is not ca and contracted(a, reverse=True) is contracted(a, reverse=True)
+    fresh = Contracted(a)
+    assert (ca.n, ca.members, ca.accf) == (fresh.n, fresh.members, fresh.accf)
+    cb = contracted(b)
+    assert cb is not ca and (cb.n, cb.members) == (ca.n, ca.members)
+    assert contracted(a) is not ca  # only the last instance is kept

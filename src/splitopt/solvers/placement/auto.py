@@ -115,10 +115,10 @@ CHAIN_SEARCH_SHARE = 0.1
 
 def ideals_applies(instance: PlacementInstance) -> bool:
     """Whether the ideal branch and bound accepts the chain version of ``instance`` (rule 1a)."""
-    from splitopt.solvers.placement.common import Contracted
+    from splitopt.solvers.placement.common import contracted
 
     try:
-        Contracted(instance, orphans_only=True)
+        contracted(instance, orphans_only=True)
         return True
     except InstanceError:
         return False

@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from splitopt.instances.placement import PlacementInstance
-from splitopt.solvers.placement.common import Contracted, cpu_exchange
+from splitopt.solvers.placement.common import Contracted, contracted, cpu_exchange
 
 MAX_IDEALS = 200_000
 """Most ideals listed before the DP gives way to the search of :mod:`.ideals`."""
@@ -103,7 +103,7 @@ def listable(instance: PlacementInstance, seconds: float | None = 1.0) -> bool:
     if instance.objective != "max-load":
         return False
     try:
-        con = Contracted(instance.with_(contiguity="chain") if instance.contiguity != "chain" else instance)
+        con = contracted(instance.with_(contiguity="chain") if instance.contiguity != "chain" else instance)
     except InstanceError:
         return False
     return list_ideals(con, time.perf_counter() + (1.0 if seconds is None else seconds)) is not None
