@@ -164,7 +164,7 @@ def test_ideal_search_reports_the_comm_bound_where_it_stops_short():
 @pytest.mark.parametrize("seed", [102, 170])
 def test_ideal_search_proves_by_the_comm_bound_alone(seed):
     # two_hubs instances (found by a scan of seeds 0-199) where the communication bound meets the
-    # chain optimum: from the optimum as incumbent the search is not run at all
+    # chain optimum: from the optimum as incumbent the search stops after its first round
     from splitopt.models.placement import evaluate
     from splitopt.solvers.placement import ideals
 
@@ -173,5 +173,5 @@ def test_ideal_search_proves_by_the_comm_bound_alone(seed):
     v = evaluate(inst, first.assignment)[0]
     assert first.status == "optimal" and comm_work_bound(inst) >= v * (1 - 1e-12)
     r = ideals.solve(inst, incumbent=list(first.assignment))
-    assert r.status == "optimal" and r.info["states"] == 0 and r.info["proof"] == "communication bound"
+    assert r.status == "optimal" and r.info["proof"] == "communication bound" and len(r.info["rounds"]) <= 2
     assert r.info["comm_work_bound"] == comm_work_bound(inst) and r.bound <= v

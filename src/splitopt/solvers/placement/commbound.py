@@ -121,20 +121,25 @@ class _Data:
             inc.setdefault(b, {})[a] = sec
         taken: set[tuple[int, int]] = set()
         self.stars: list[tuple[int, list[tuple[int, float]]]] = []
+        # rem[h]: the pairs of h not yet taken, w[h] their seconds (fsum: exactly rounded, so the
+        # same whatever the order; only the classes a star touches are summed again)
+        rem = {h: dict(nb) for h, nb in inc.items()}
+        w = {h: math.fsum(nb.values()) for h, nb in rem.items()}
         while deadline is None or time.perf_counter() <= deadline:
             # (stopped at the deadline, the pairs not in a star go to the split argument: still a
             # partition of the tensors between the arguments, so still a bound)
             best, best_w = None, 0.0
-            for h, nb in inc.items():
-                items = [(c, s) for c, s in nb.items() if (min(h, c), max(h, c)) not in taken]
-                w = math.fsum(s for _c, s in items)
-                if len(items) >= 2 and w > best_w:
-                    best, best_w = h, w
+            for h, nb in rem.items():
+                if len(nb) >= 2 and w[h] > best_w:
+                    best, best_w = h, w[h]
             if best is None:
                 break
-            items = sorted((c, s) for c, s in inc[best].items() if (min(best, c), max(best, c)) not in taken)
+            items = sorted(rem[best].items())
             for c, _s in items:
                 taken.add((min(best, c), max(best, c)))
+                del rem[c][best]
+                w[c] = math.fsum(rem[c].values())
+            rem[best], w[best] = {}, 0.0
             self.stars.append((best, items))
         self.wide = wide + [([a, b], sec) for (a, b), sec in sorted(pairs.items()) if (a, b) not in taken]
         # member_of[g]: indices of the wide tensors class g is a member of
