@@ -375,3 +375,19 @@ def test_auto_answers_one_device_when_every_method_finds_nothing(monkeypatch, co
     one = {d: evaluate(inst, [d] * inst.n_nodes)[0] for d in ("cpu0", "acc0")}
     assert evaluate(inst, r.assignment)[0] == min(one.values())
     assert r.info["tried"][-1]["method"] == "one-device"
+
+
+def test_no_step_answers_then_one_device_with_the_work_bound(monkeypatch):
+    # a starved machine (four processes on two cores, 2026-11-27): no step answered within a 5 s
+    # limit on 4,156 nodes, and auto fell back on one device with no bound; the work bound needs no
+    # solver, so it is always there
+    from splitopt.models.placement import work_bound
+    from splitopt.solvers.placement import auto
+
+    inst = generate(11, n_nodes=8, n_accelerators=2, n_cpus=1, contiguity="chain")
+    monkeypatch.setattr(auto, "_step", lambda instance, name, last, tl, dl, best, best_v, bound, tried:
+                        (best, best_v, bound, True))
+    r = auto.solve(inst, time_limit=5)
+    v = evaluate(inst, r.assignment)[0]
+    assert r.info["tried"][-1]["method"] == "one-device"
+    assert r.bound == min(work_bound(inst), v) and r.bound <= solve(inst, "bruteforce").objective

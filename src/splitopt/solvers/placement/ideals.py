@@ -151,12 +151,11 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
         value = evaluate(instance, best_assign)[0]
         return AlgoResult(best_assign, status="optimal", bound=min(lb, value),
                           info={**info, "states": 0, "proof": "isolation bound", "seconds": time.perf_counter() - t0})
-    # the communication-aware bound costs more than most searches that prove (its data: 35 ms on
-    # ResNet-50, whose search proves in 20 ms; its bisection: 15 ms on BERT-24, proven in 3 ms), so
-    # it is asked only after a first round of the search has not proved the optimum (whether it
-    # refutes the incumbent's value: one evaluation), and in full for the bound of a search that
-    # does not finish
-    comm = _CommBound(instance, pre2)
+    # the communication-aware bound costs more than most searches that prove (its bisection: 15 ms on
+    # BERT-24, whose search proves in 3 ms), so it is computed only after a first round of the search
+    # has not proved the optimum (or, where that round ended the search, for its bound)
+    # (until 0.6 of the limit: it comes after the isolation cuts, which may take half of it)
+    comm = _CommBound(instance, None if time_limit is None else t0 + 0.6 * time_limit)
     comm_asked = False
     deadline = None if time_limit is None else t0 + time_limit
     # portfolio: the search from the sources and the search from the sinks (the reversed graph),
@@ -225,9 +224,11 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
                 info["too_wide"] = bool(stats.get("too_wide"))
                 break
         if not done and not comm_asked:
+            # (in full now, early: within the share of the limit it always had, pre2, which a search
+            # that runs to its limit would have used up by the end)
             comm_asked = True
-            if best_assign is not None and comm.fails(ub * (1 - 1e-12)):
-                lb = max(lb, comm.value(info))
+            lb = max(lb, comm.value(info))
+            if best_assign is not None and lb >= ub * (1 - 1e-12):
                 info["proof"] = "communication bound"
                 done, status = True, "optimal"
         limit *= 4
@@ -246,27 +247,15 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
 
 
 class _CommBound:
-    """:func:`~.commbound.comm_work_bound` computed once, on demand (:func:`solve`); ``fails(V)``:
-    whether its argument refutes ``V`` (one evaluation, no bisection)."""
+    """:func:`~.commbound.comm_work_bound` computed once, on demand (:func:`solve`)."""
 
     def __init__(self, instance: PlacementInstance, deadline: float | None):
         self.instance, self.deadline = instance, deadline
-        self._data = self._value = None
-
-    def _d(self):
-        if self._data is None:
-            from splitopt.solvers.placement.commbound import _Data
-
-            self._data = _Data(self.instance, self.deadline)
-        return self._data
-
-    def fails(self, V: float) -> bool:
-        d = self._d()
-        return d.k > 0 and bool(d.stars or d.wide) and d.fails(V)
+        self._value = None
 
     def value(self, info: dict) -> float:
         if self._value is None:
-            self._value = comm_work_bound(self.instance, self._d(), deadline=self.deadline)
+            self._value = comm_work_bound(self.instance, deadline=self.deadline)
         info["comm_work_bound"] = self._value
         return self._value
 
