@@ -68,8 +68,9 @@ The rule (:func:`plan`; every branch is tested in ``tests/solvers/placement/test
    where it is convex.
 
 Every phase shares one :class:`~splitopt.solvers.deadline.Deadline`; the answer is the best
-placement found (its value from the evaluator), the largest proven bound and the status that the two
-support (``optimal`` only where they agree).
+placement found (its value from the evaluator), the largest proven bound (at least the work bound,
+which needs no solver: where no step proved one in the time) and the status that the two support
+(``optimal`` only where they agree).
 """
 
 from __future__ import annotations
