@@ -80,7 +80,7 @@ import math
 from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
-from splitopt.models.placement import evaluate
+from splitopt.models.placement import evaluate, work_bound
 from splitopt.solvers.deadline import Deadline, wrapped
 from splitopt.solvers.placement.idealdp import listable
 
@@ -307,8 +307,6 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
     if not math.isfinite(bound):
         # no step proved a bound in the time (a 4,156-node graph, chain, 5 s on a machine running
         # four processes on two cores, 2026-11-27): the work bound needs no solver (a few ms)
-        from splitopt.models.placement import work_bound
-
         bound = work_bound(instance)
     bound = min(bound, best_v) if math.isfinite(bound) else None
     optimal = bound is not None and _closed(best_v, bound)

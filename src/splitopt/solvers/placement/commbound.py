@@ -119,7 +119,6 @@ class _Data:
         for (a, b), sec in pairs.items():
             inc.setdefault(a, {})[b] = sec
             inc.setdefault(b, {})[a] = sec
-        taken: set[tuple[int, int]] = set()
         self.stars: list[tuple[int, list[tuple[int, float]]]] = []
         # rem[h]: the pairs of h not yet taken, w[h] their seconds (fsum: exactly rounded, so the
         # same whatever the order; only the classes a star touches are summed again)
@@ -136,11 +135,11 @@ class _Data:
                 break
             items = sorted(rem[best].items())
             for c, _s in items:
-                taken.add((min(best, c), max(best, c)))
                 del rem[c][best]
                 w[c] = math.fsum(rem[c].values())
             rem[best], w[best] = {}, 0.0
             self.stars.append((best, items))
+        taken = {(min(h, c), max(h, c)) for h, items in self.stars for c, _s in items}
         self.wide = wide + [([a, b], sec) for (a, b), sec in sorted(pairs.items()) if (a, b) not in taken]
         # member_of[g]: indices of the wide tensors class g is a member of
         self.member_of: list[set[int]] = [set() for _ in self.acc]

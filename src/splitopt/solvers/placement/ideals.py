@@ -153,10 +153,15 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
                           info={**info, "states": 0, "proof": "isolation bound", "seconds": time.perf_counter() - t0})
     # the communication-aware bound costs more than most searches that prove (its bisection: 15 ms on
     # BERT-24, whose search proves in 3 ms), so it is computed only after a first round of the search
-    # has not proved the optimum (or, where that round ended the search, for its bound)
-    # (until 0.6 of the limit: it comes after the isolation cuts, which may take half of it)
-    comm = _CommBound(instance, None if time_limit is None else t0 + 0.6 * time_limit)
-    comm_asked = False
+    # has not proved the optimum (or, where that round ended the search, for its bound), within 0.6
+    # of the limit (it comes after the isolation cuts, which may take half of it)
+    comm_deadline = None if time_limit is None else t0 + 0.6 * time_limit
+
+    def comm_bound() -> float:  # computed once, kept in info
+        if "comm_work_bound" not in info:
+            info["comm_work_bound"] = comm_work_bound(instance, deadline=comm_deadline)
+        return info["comm_work_bound"]
+
     deadline = None if time_limit is None else t0 + time_limit
     # portfolio: the search from the sources and the search from the sinks (the reversed graph),
     # alternated with growing state limits; the first to finish proves the optimum
@@ -223,11 +228,9 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
                 status = st if st == "time_limit" else "node_limit"
                 info["too_wide"] = bool(stats.get("too_wide"))
                 break
-        if not done and not comm_asked:
-            # (in full now, early: within the share of the limit it always had, pre2, which a search
-            # that runs to its limit would have used up by the end)
-            comm_asked = True
-            lb = max(lb, comm.value(info))
+        if not done and "comm_work_bound" not in info:
+            # (early, not at the end: a search that runs to its limit would have used up its share)
+            lb = max(lb, comm_bound())
             if best_assign is not None and lb >= ub * (1 - 1e-12):
                 info["proof"] = "communication bound"
                 done, status = True, "optimal"
@@ -240,24 +243,10 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
         raise InstanceError("time_limit", "no contiguous placement found within the limit")
     value = evaluate(instance, best_assign)[0]
     if status != "optimal":
-        lb = max(lb, comm.value(info))
+        lb = max(lb, comm_bound())
     bound = value * (1 - 1e-12) if status == "optimal" else min(lb, value)
     info.update(states=total_states, rounds=rounds, seconds=time.perf_counter() - t0)
     return AlgoResult(best_assign, status=status, bound=bound, info=info)
-
-
-class _CommBound:
-    """:func:`~.commbound.comm_work_bound` computed once, on demand (:func:`solve`)."""
-
-    def __init__(self, instance: PlacementInstance, deadline: float | None):
-        self.instance, self.deadline = instance, deadline
-        self._value = None
-
-    def value(self, info: dict) -> float:
-        if self._value is None:
-            self._value = comm_work_bound(self.instance, deadline=self.deadline)
-        info["comm_work_bound"] = self._value
-        return self._value
 
 
 HOST_ROUNDS, HOST_SHARE = 3, 0.25
