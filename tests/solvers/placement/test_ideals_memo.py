@@ -108,3 +108,40 @@ def test_convex_incumbent_is_at_most_the_chain_optimum():
     convex = chain.with_(contiguity="convex")
     a, v = incumbent(convex, time_limit=None)
     assert close(v, evaluate(convex, a)[0]) and v <= opt.objective * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_compiled_dp_equals_brute_force(seed):
+    """The DP over all ideals (:func:`~.idealdp.solve_dp`, its compiled walk up the lattice of
+    ideals) against brute force on small chain instances with every option drawn: memory caps,
+    CPU-only nodes, 0-2 CPU cores, skip edges, colour pairs, training mirrors. From no incumbent it
+    returns the optimum; from the optimum as incumbent it finds nothing strictly below (the
+    incumbent is then optimal); from just above it finds the optimum again."""
+    import math
+
+    from splitopt.errors import InfeasibleSolution, InstanceError
+    from splitopt.instances.placement import generate
+    from splitopt.models.placement import evaluate
+    from splitopt.solvers.placement.common import contracted
+    from splitopt.solvers.placement.idealdp import solve_dp
+    from splitopt.solvers.placement.ideals import assignment_from_blocks
+
+    rng = np.random.default_rng([seed, 515])
+    n_cpus = int(rng.integers(0, 3))
+    inst = generate(seed, n_nodes=int(rng.integers(5, 8)), n_accelerators=int(rng.integers(1, 4)), n_cpus=n_cpus,
+                    skips=int(rng.integers(0, 4)), training=bool(seed % 3 == 2), contiguity="chain",
+                    **({} if n_cpus else {"unsupported": 0, "memory": False}))
+    try:
+        bf = solve(inst, "bruteforce")
+    except InfeasibleSolution:
+        pytest.skip("no placement fits")
+    try:
+        con = contracted(inst)
+    except InstanceError:
+        pytest.skip("backward-only colour classes: the DP does not apply")
+    blocks, value = solve_dp(inst, con, math.inf)
+    assert close(evaluate(inst, assignment_from_blocks(inst, con, blocks))[0], bf.objective)
+    assert close(value, bf.objective, 1e-7)
+    assert solve_dp(inst, con, bf.objective) == (None, bf.objective)
+    blocks, value = solve_dp(inst, con, bf.objective * (1 + 1e-6))
+    assert close(evaluate(inst, assignment_from_blocks(inst, con, blocks))[0], bf.objective)

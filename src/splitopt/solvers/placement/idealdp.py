@@ -1,15 +1,17 @@
 """The chain optimum (``contiguity="chain"``, objective ``max-load``) by a dynamic program over *all*
-ideals, vectorised, for graphs whose ideals can be listed (a few hundred thousand).
+ideals, compiled, for graphs whose ideals can be listed (a few hundred thousand).
 
 It is the peer's DP (Tarnawski et al., NeurIPS 2020, §4; ``throughput-dp/dp.cpp``: the value of
 the best chain of ``f`` accelerator and ``c`` CPU-core blocks that covers ideal ``I`` is the best,
 over ideals ``I' ⊂ I``, of ``max(value(I', c', f'), load(I \\ I'))``) with three changes of ours:
 
-* only pairs whose block could beat the incumbent ``U`` are formed: for ideal ``I'``, the ideals
-  ``I ⊃ I'`` are looked up in a window of ideals sorted by accelerator (or CPU) work, since a
-  block's load is at least its work; containment is tested on bitsets, a block's communication is
-  read from per-ideal counts of each tensor's members (a tensor is paid by block ``B = I \\ I'``
-  iff ``0 < |M ∩ I| - |M ∩ I'| < |M|``), all in numpy;
+* only pairs whose block could beat the incumbent ``U`` are formed: from ideal ``I'``, the ideals
+  ``I ⊃ I'`` are met by a walk up the covers of the lattice of ideals (``I -> I + s``), which stops
+  where the block's work reaches ``U`` (a block's load is at least its work), or where an
+  accelerator block would hold a CPU-only super-node or exceed the memory: all grow up the lattice;
+  a block's communication is read from per-ideal counts of each tensor's members (a tensor is
+  paid by block ``B = I \\ I'`` iff ``0 < |M ∩ I| - |M ∩ I'| < |M|``). The walk and the state
+  updates are compiled (numba, :mod:`.idealdp_kernel`);
 * a state whose remaining accelerator work cannot fit in the accelerators left at ``U`` (after the
   CPU cores left take what they can) is dropped, as in :mod:`.ideals`;
 * ideals are listed by reverse search (each ideal from its parent, the ideal less its maximal
@@ -18,7 +20,11 @@ over ideals ``I' ⊂ I``, of ``max(value(I', c', f'), load(I \\ I'))``) with thr
 Why: the depth-first search of :mod:`.ideals` evaluates the same blocks again from every
 ``(ideal, devices used)`` state and pays Python per block; on graphs of three parallel branches of
 31 layers (the shape of the peer's GNMT layer graphs: 20,738 ideals) it took 34 s, where this
-DP takes 0.4-1.3 s from an incumbent 0.05-6 % above the optimum (measured 2026-11-24, 2-core AMD EPYC).
+DP took 0.4-1.3 s from an incumbent 0.05-6 % above the optimum (measured 2026-11-24, 2-core AMD EPYC).
+Its first version scanned, for each ideal, the window of ideals of the right work in numpy; the
+compiled walk meets only the supersets (measured 2026-11-27 on three branches of 50 layers, 78,083
+ideals, on a machine 3-5x slower than on 2026-11-24: ``ideals`` proves the chain optimum in 5.9 s,
+28 s with the numpy windows; three branches of 31: 1.2 s, 6.7 s).
 
 Returns ``None`` where the ideals are too many (:data:`MAX_IDEALS`, or the count matrix would
 exceed :data:`MAX_CELLS`) or the deadline passes; the caller then runs the search.
@@ -38,11 +44,15 @@ MAX_IDEALS = 200_000
 """Most ideals listed before the DP gives way to the search of :mod:`.ideals`."""
 MAX_CELLS = 60_000_000
 """Most cells of the ideals x tensors count matrix (int16: 120 MB)."""
+RUN_SECONDS = 0.02
+"""About how long one call of the compiled kernel (:func:`~.idealdp_kernel.dp_run`) runs: the
+deadline is checked between calls."""
 
 
 def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_IDEALS):
     """All ideals of ``con``'s forward DAG as int masks, with their accelerator work, CPU work,
-    memory and count of unsupported super-nodes; ``None`` past ``cap`` ideals or the deadline.
+    memory, count of unsupported super-nodes and frontier (the super-nodes whose predecessors it
+    holds, an int mask); ``None`` past ``cap`` ideals or the deadline.
 
     Reverse search: the children of ideal ``J`` (maximal elements ``mx``, frontier ``fr``) are
     ``J + s`` for ``s`` in ``fr`` such that ``s`` exceeds every maximal element of ``J`` that is not
@@ -65,7 +75,7 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
     for s in range(n):
         if preds[s] == 0:
             front0 |= 1 << s
-    masks, aw, cw, sz, us = [0], [0.0], [0.0], [0.0], [0]
+    masks, aw, cw, sz, us, fronts = [0], [0.0], [0.0], [0.0], [0], [front0]
     stack = [(0, 0, front0, 0)]  # (ideal, maximal elements, frontier, index in the lists)
     while stack:
         J, mx, fr, i = stack.pop()
@@ -86,12 +96,13 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
             cw.append(cw[i] + cpuw[s])
             sz.append(sz[i] + size[s])
             us.append(us[i] + unsup[s])
+            fronts.append(fr2)
             if len(masks) > cap:
                 return None
             if (len(masks) & 4095) == 0 and deadline is not None and time.perf_counter() > deadline:
                 return None
             stack.append((J2, (mx & ~preds[s]) | low, fr2, len(masks) - 1))
-    return masks, np.array(aw), np.array(cw), np.array(sz), np.array(us, dtype=np.int32)
+    return masks, np.array(aw), np.array(cw), np.array(sz), np.array(us, dtype=np.int32), fronts
 
 
 def listable(instance: PlacementInstance, seconds: float | None = 1.0) -> bool:
@@ -114,12 +125,14 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     chain order; ``(None, ub)`` when nothing is below ``ub``: the incumbent is optimal), or ``None``
     when the ideals are too many or the deadline passes first. ``instance.objective`` must be
     ``max-load``. ``listed``: :func:`list_ideals` of ``con``, when the caller has it."""
+    from splitopt.solvers.placement.idealdp_kernel import dp_run  # (numba: imported where it runs)
+
     assert instance.objective == "max-load"
     if listed is None:  # (else: what list_ideals returned for con)
         listed = list_ideals(con, deadline)
     if listed is None:
         return None
-    masks, aw, cw, sz, us = listed
+    masks, aw, cw, sz, us, fronts = listed
     N, n = len(masks), con.n
     tensors = con.tensors
     E = len(tensors)
@@ -144,16 +157,30 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
             return None
     pop = np.bitwise_count(bitset).sum(axis=1)
     # the tensors each ideal cuts (members inside and outside) and their seconds: a block
-    # B = J \ I pays cut(J) corrected on the few tensors I cuts (docstring of _block_comm)
+    # B = J \\ I pays cut(J) corrected on the few tensors I cuts (the kernel's docstring), listed
+    # per ideal (CSR)
     cuts = (counts > 0) & (counts < msize)
     cut_sec = cuts @ sec
+    rows, cols = np.nonzero(cuts)
+    cut_ptr = np.zeros(N + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=N), out=cut_ptr[1:])
+    cut_idx = cols.astype(np.int64)
+    del cuts, rows, cols
     order = np.argsort(pop, kind="stable")  # a proper subset has fewer members: processed first
-    by_acc = np.argsort(aw, kind="stable")
-    by_cpu = np.argsort(cw, kind="stable")
-    aw_sorted, cw_sorted = aw[by_acc], cw[by_cpu]
-    # the bitsets and sizes in each sort order, word by word: a window is then a contiguous slice
-    sorted_view = {False: ([np.ascontiguousarray(bitset[by_acc, w]) for w in range(words)], pop[by_acc]),
-                   True: ([np.ascontiguousarray(bitset[by_cpu, w]) for w in range(words)], pop[by_cpu])}
+    # the covers of the lattice of ideals, I -> I + s for s on I's frontier (CSR), for the kernel's walk
+    index = {m: i for i, m in enumerate(masks)}
+    up_idx = []
+    up_ptr = np.zeros(N + 1, dtype=np.int64)
+    for i, (m, fr) in enumerate(zip(masks, fronts)):
+        while fr:
+            low = fr & -fr
+            fr ^= low
+            up_idx.append(index[m | low])
+        up_ptr[i + 1] = len(up_idx)
+        if deadline is not None and (i & 4095) == 0 and time.perf_counter() > deadline:
+            return None
+    up_idx = np.array(up_idx, dtype=np.int64)
+    del index
     full = masks.index(con.full)
     total_acc = float(aw[full])
     eps = 1e-9 * max(total_acc, float(cw[full]), 1e-300)
@@ -163,67 +190,26 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     # states (c CPU cores, f accelerators) flattened to c * F + f
     val = np.full((N, C * F), np.inf)
     par = np.full((N, C * F), -1, dtype=np.int64)  # the parent ideal of the best chain to each state
-    by_cpu_move = np.zeros((N, C * F), dtype=bool)  # ... and whether its last block is on a CPU core
+    by_cpu_move = np.zeros((N, C * F), dtype=np.bool_)  # ... and whether its last block is on a CPU core
     val[0, 0] = 0.0
     # a state is dropped when its remaining accelerator work cannot fit in the accelerators left at
     # U once the CPU cores left take what they can (at most U * ratio of accelerator work each)
     slack = np.array([(k - f) * U * (1 + 1e-12) + ((l_ - c) * U * ratio if l_ > c else 0.0)
                       for c in range(C) for f in range(F)]) if math.isfinite(U) else np.full(C * F, np.inf)
-    acc_src = np.array([c * F + f for c in range(C) for f in range(k)], dtype=np.int64)
-    cpu_src = np.array([c * F + f for c in range(l_) for f in range(F)], dtype=np.int64)
-    for step, I in enumerate(order):
-        if deadline is not None and (step & 255) == 0 and time.perf_counter() > deadline:
+    args = (full, up_ptr, up_idx, aw, cw, sz, us, counts, msize, sec, cut_ptr, cut_idx, cut_sec,
+            val, par, by_cpu_move, k, l_, math.inf if cap is None else cap * (1 + 1e-12), U, total_acc, eps,
+            slack, np.full(N, -1, dtype=np.int64), np.empty(N, dtype=np.int64))
+    # the compiled kernel in runs of ideals, the deadline checked between runs; a run's length
+    # follows the time the last one took (:data:`RUN_SECONDS`), since a run's work grows with U
+    start, run = 0, 1
+    while start < N:
+        if deadline is not None and time.perf_counter() > deadline:
             return None
-        if I == full:
-            continue
-        v = val[I]
-        alive = (v < U) & (total_acc - aw[I] <= slack + eps)
-        if not alive.any():
-            continue
-        bI = bitset[I]
-        for on_cpu in (False, True):
-            srcs = cpu_src if on_cpu else acc_src
-            srcs = srcs[alive[srcs]]
-            if srcs.size == 0:
-                continue
-            keys, srt, work = (cw_sorted, by_cpu, cw) if on_cpu else (aw_sorted, by_acc, aw)
-            lo = np.searchsorted(keys, work[I] - eps, "left")
-            hi = np.searchsorted(keys, work[I] + U + eps, "left")
-            if hi <= lo:
-                continue
-            wcols, wpop = sorted_view[on_cpu]
-            sel = wpop[lo:hi] > pop[I]
-            for w in range(words):
-                bw = bI[w]
-                if bw:
-                    sel &= (wcols[w][lo:hi] & bw) == bw
-            J = srt[lo:hi][sel]
-            if J.size == 0:
-                continue
-            if on_cpu:
-                cost = cw[J] - cw[I]
-            else:
-                ok = us[J] == us[I]
-                if cap is not None:
-                    ok &= sz[J] - sz[I] <= cap * (1 + 1e-12)
-                J = J[ok]
-                if J.size == 0:
-                    continue
-                cost = (aw[J] - aw[I]) + _block_comm(counts, cuts, cut_sec, msize, sec, I, J)
-            keep = cost < U
-            J, cost = J[keep], cost[keep]
-            if J.size == 0:
-                continue
-            dst = srcs + (F if on_cpu else 1)
-            new = np.maximum(v[srcs][None, :], cost[:, None])
-            rows, cols = J[:, None], dst[None, :]
-            old = val[rows, cols]
-            better = new < old
-            if not better.any():
-                continue
-            val[rows, cols] = np.where(better, new, old)
-            par[rows, cols] = np.where(better, I, par[rows, cols])
-            by_cpu_move[rows, cols] = np.where(better, on_cpu, by_cpu_move[rows, cols])
+        t = time.perf_counter()
+        dp_run(order[start:start + run], *args)
+        start += run
+        took = time.perf_counter() - t
+        run = max(1, min(4 * run, int(run * RUN_SECONDS / took))) if took > 0 else 4 * run
     end = val[full]
     st = int(np.argmin(end))
     if not end[st] < U:
@@ -238,22 +224,6 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
         J = I
     blocks.reverse()
     return blocks, float(end.min())
-
-
-def _block_comm(counts, cuts, cut_sec, msize, sec, I: int, J: np.ndarray) -> np.ndarray:
-    """Communication seconds of the blocks ``J \\ I`` (``J`` ideals containing ``I``). A tensor is
-    paid by block ``B`` iff ``0 < |M ∩ B| < |M|`` with ``|M ∩ B| = |M ∩ J| - |M ∩ I|``. A tensor
-    with no member in ``I`` is paid iff ``J`` cuts it; one with all its members in ``I`` is never
-    paid, nor cut by ``J``. So the block pays ``cut(J)`` corrected on the tensors ``I`` cuts
-    (a handful: the width of the graph), read for those columns only."""
-    ti = np.flatnonzero(cuts[I])
-    if ti.size == 0:
-        return cut_sec[J]
-    dj = counts[np.ix_(J, ti)]
-    m = msize[ti]
-    d = dj - counts[I, ti]
-    fix = ((d > 0) & (d < m)).astype(float) - ((dj > 0) & (dj < m))
-    return cut_sec[J] + fix @ sec[ti]
 
 
 __all__ = ["list_ideals", "listable", "solve_dp", "MAX_IDEALS", "MAX_CELLS"]
