@@ -345,7 +345,7 @@ def test_time_the_milp_cannot_use_goes_to_the_replacement(monkeypatch):
 
     inst = generate(3, n_nodes=9, n_accelerators=3, n_cpus=1, skips=3, contiguity="none")
     monkeypatch.setattr(milp, "build_seconds", lambda instance: 1e6)
-    monkeypatch.setattr(milp, "_incumbent", lambda instance, lim, notes=None: (["cpu0"] * instance.n_nodes,
+    monkeypatch.setattr(milp, "_incumbent", lambda instance, lim, notes=None, chain_dp=None: (["cpu0"] * instance.n_nodes,
                                                                     evaluate(instance, ["cpu0"] * instance.n_nodes)[0]))
     r = milp.solve(inst, time_limit=4.0)
     v = evaluate(inst, r.assignment)[0]

@@ -166,7 +166,7 @@ def test_time_the_milp_leaves_certifies_its_placement(monkeypatch):
     ref = solve(inst, "milp")
     assert ref.status == "optimal"
     poor = ["cpu0"] * inst.n_nodes
-    monkeypatch.setattr(milp, "_incumbent", lambda instance, limit, notes=None: (poor, evaluate(instance, poor)[0]))
+    monkeypatch.setattr(milp, "_incumbent", lambda instance, limit, notes=None, chain_dp=None: (poor, evaluate(instance, poor)[0]))
     seen = {}
 
     def phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, early, inc, inc_val, inc_src, lb, lbs,

@@ -44,6 +44,10 @@ MAX_IDEALS = 200_000
 """Most ideals listed before the DP gives way to the search of :mod:`.ideals`."""
 MAX_CELLS = 60_000_000
 """Most cells of the ideals x tensors count matrix (int16: 120 MB)."""
+LOAD_SECONDS = 1.5
+"""Seconds the compiled kernel's first call in a process may take (numba's import and its cached
+machine code: 0.9 s measured 2026-11-27): with less time to the deadline, a process whose kernel
+is not loaded yet gives way to the search."""
 RUN_SECONDS = 0.02
 """About how long one call of the compiled kernel (:func:`~.idealdp_kernel.dp_run`) runs: the
 deadline is checked between calls."""
@@ -125,9 +129,15 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     chain order; ``(None, ub)`` when nothing is below ``ub``: the incumbent is optimal), or ``None``
     when the ideals are too many or the deadline passes first. ``instance.objective`` must be
     ``max-load``. ``listed``: :func:`list_ideals` of ``con``, when the caller has it."""
-    from splitopt.solvers.placement.idealdp_kernel import dp_run  # (numba: imported where it runs)
+    import sys
 
     assert instance.objective == "max-load"
+    kernel = sys.modules.get("splitopt.solvers.placement.idealdp_kernel")
+    if deadline is not None and (kernel is None or not kernel.dp_run.signatures) \
+            and deadline - time.perf_counter() < LOAD_SECONDS:
+        return None  # the kernel's first call in a process would overrun the deadline
+    from splitopt.solvers.placement.idealdp_kernel import dp_run  # (numba: imported where it runs)
+
     if listed is None:  # (else: what list_ideals returned for con)
         listed = list_ideals(con, deadline)
     if listed is None:

@@ -29,19 +29,24 @@ def _one_device(instance: PlacementInstance):
     return None, math.inf
 
 
-def incumbent(instance: PlacementInstance, time_limit: float | None = None, notes: dict | None = None):
+def incumbent(instance: PlacementInstance, time_limit: float | None = None, notes: dict | None = None,
+              chain_dp: bool | None = None):
     """The better of the linearised DP and, for ``convex``/``none`` contiguity, the ideal branch and
     bound's chain solution (a chain of ideals is convex and a fortiori unconstrained; given a
-    tenth of the time limit, at most 5 s, or for ``convex`` :data:`DP_SHARE` of it where its DP over
-    all ideals applies (:func:`~.idealdp.listable`), and as much again for the chain local search of
-    :mod:`.chainls` where the ideal search does not prove its chain optimum), then, for
+    tenth of the time limit (a quarter for ``convex``), at most 5 s, or :data:`DP_SHARE` of it where
+    its DP over all ideals applies (:func:`~.idealdp.listable`; see ``chain_dp``), and the first
+    share again for the chain local search of :mod:`.chainls` where the ideal search does not prove
+    its chain optimum: the phase once took twice the DP's share, and a 60 s call 62 s), then, for
     ``convex``/``none``, improved by
     :func:`~splitopt.solvers.placement.baselines.improve` (another tenth, at most 5 s):
     ``(assignment, value)`` or ``(None, inf)``. ``notes`` (convex only: a non-contiguous search
     beats the chain optimum by itself, and the 616-node graph with weight updates, none, ended 2.3 %
     open with it, 0.63 % without): where backward-only classes left the
     ideal search a bracket, ``notes["chain_bracket"] = (chain instance, its placement, its bound,
-    seconds)`` for :func:`~.milp.solve` to close with the chain MILP."""
+    seconds)`` for :func:`~.milp.solve` to close with the chain MILP. ``chain_dp``: whether the chain
+    optimum gets :data:`DP_SHARE` of the limit where the DP applies (``None``: for ``convex``; the
+    MILP asks it for ``none`` as well, but not for the non-contiguous relaxation that runs beside a
+    convex model for its bound)."""
     import time
 
     from splitopt.solvers.placement import ideals
@@ -65,13 +70,17 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None, note
         # where the DP over all ideals applies, the chain optimum gets the time the DP needs (about
         # 0.1 ms an ideal): on three branches of 50 layers (78,083 ideals, 9 s) the convex answer was
         # 33.16 ms with the 5 s cap, above the chain optimum 33.06 ms every convex search should beat
-        # (convex only: the non-contiguous searches beat the chain optimum by themselves, and the
-        # relaxation running beside a convex model needs its time for the bound)
+        # (not for the relaxation running beside a convex model: it needs its time for the bound;
+        # for none since 2026-11-27, when the DP became 3-5x faster: the non-contiguous answer on
+        # those branches was 33.19 ms at 60 s, above the chain optimum)
         dp_lim = None if time_limit is None else min(1.0, 0.02 * time_limit)
         # one chain copy for both (a copy validates the instance again: 0.46 s on 6,083 nodes; and
         # the contraction that listable makes of it is the one the ideal search then uses)
         chain = instance.with_(contiguity="chain")
-        if instance.contiguity == "convex" and listable(chain, dp_lim):
+        if chain_dp is None:
+            chain_dp = instance.contiguity == "convex"
+        ls_lim = lim  # the chain local search's, after an ideal search that stopped short
+        if chain_dp and listable(chain, dp_lim):
             lim = 30.0 if time_limit is None else DP_SHARE * time_limit
         try:
             r = ideals.solve(chain, time_limit=lim, incumbent=best, linearised=False)
@@ -82,9 +91,9 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None, note
                 # chain answer's 41.10 ms, though every chain placement is convex
                 from splitopt.solvers.placement.chainls import chain_search
 
-                a = chain_search(chain, a, time_limit=lim)
+                a = chain_search(chain, a, time_limit=ls_lim)
                 if notes is not None and instance.contiguity == "convex" and r.info.get("orphan_classes"):
-                    notes["chain_bracket"] = (chain, a, r.bound, lim)
+                    notes["chain_bracket"] = (chain, a, r.bound, ls_lim)
             v = evaluate(instance, a)[0]
             if v < best_v:
                 best, best_v = a, v

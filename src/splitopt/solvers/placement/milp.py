@@ -263,7 +263,7 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     if lower_bound is not None and math.isfinite(lower_bound) and lower_bound > lb:
         lb = lbs["handed"] = float(lower_bound)
     notes: dict = {}
-    inc, inc_val = _incumbent(instance, time_limit, notes) if use_incumbent else (None, math.inf)
+    inc, inc_val = _incumbent(instance, time_limit, notes, chain_dp=polish) if use_incumbent else (None, math.inf)
     info: dict = {"bounds": lbs}
     inc_src = "incumbent"
     if "chain_bracket" in notes:
