@@ -148,3 +148,8 @@ def test_compiled_dp_equals_brute_force(seed):
     assert solve_dp(inst, con, bf.objective) == (None, bf.objective)
     blocks, value = solve_dp(inst, con, bf.objective * (1 + 1e-6))
     assert close(evaluate(inst, assignment_from_blocks(inst, con, blocks))[0], bf.objective)
+    # from below: targets between a bound and an incumbent; each target that fails is a bound
+    proved: list = []
+    blocks, value = solve_dp(inst, con, 1.5 * bf.objective, lb=0.6 * bf.objective, bounds=proved)
+    assert close(evaluate(inst, assignment_from_blocks(inst, con, blocks))[0], bf.objective)
+    assert 0.6 * bf.objective < min(proved, default=bf.objective) and max(proved, default=0) <= bf.objective

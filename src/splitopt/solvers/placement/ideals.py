@@ -199,8 +199,11 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
                     info["dp_local_search"] = v
             share = DP_NOW_SHARE if len(listed[0]) >= DP_NOW else 0.5
             until = None if deadline is None else time.perf_counter() + share * (deadline - time.perf_counter())
-            res = solve_dp(instance, con, ub, until, listed=listed)
+            proved: list = []
+            res = solve_dp(instance, con, ub, until, listed=listed, lb=lb, bounds=proved)
             info["dp"] = "no" if res is None else "proved"
+            if proved:  # the DP's targets below which no chain exists
+                lb = max(lb, info.setdefault("dp_bound", max(proved)))
             if res is not None:
                 if res[0] is not None:
                     best_assign = assignment_from_blocks(instance, con, res[0])
