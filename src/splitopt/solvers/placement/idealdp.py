@@ -71,7 +71,16 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
     preds, succs = con.preds, con.succs
     accw, cpuw = con.accw, con.cpuw
     size, unsup = con.size, [0 if con.sup[s] else 1 for s in range(n)]
-    succ_list = [[t for t in range(n) if (succs[s] >> t) & 1] for s in range(n)]
+    # the successors of each super-node from the set bits of its mask (O(edges); a scan of all
+    # n super-nodes for each took 0.5 s on a 6,083-node graph, whatever the deadline)
+    succ_list = []
+    for s in range(n):
+        m, row = succs[s], []
+        while m:
+            low = m & -m
+            row.append(low.bit_length() - 1)
+            m ^= low
+        succ_list.append(row)
     # super-nodes of one depth (longest path from a source) are pairwise incomparable, and every
     # subset of an antichain closes to a distinct ideal: 2^(largest level) ideals at least
     depth = [0] * n
