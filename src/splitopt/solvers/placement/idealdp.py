@@ -38,7 +38,7 @@ import time
 import numpy as np
 
 from splitopt.instances.placement import PlacementInstance
-from splitopt.solvers.placement.common import Contracted, contracted, cpu_exchange
+from splitopt.solvers.placement.common import Contracted, bits, contracted, cpu_exchange
 
 MAX_IDEALS = 200_000
 """Most ideals listed before the DP gives way to the search of :mod:`.ideals`."""
@@ -73,14 +73,7 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
     size, unsup = con.size, [0 if con.sup[s] else 1 for s in range(n)]
     # the successors of each super-node from the set bits of its mask (O(edges); a scan of all
     # n super-nodes for each took 0.5 s on a 6,083-node graph, whatever the deadline)
-    succ_list = []
-    for s in range(n):
-        m, row = succs[s], []
-        while m:
-            low = m & -m
-            row.append(low.bit_length() - 1)
-            m ^= low
-        succ_list.append(row)
+    succ_list = [bits(succs[s]) for s in range(n)]
     # super-nodes of one depth (longest path from a source) are pairwise incomparable, and every
     # subset of an antichain closes to a distinct ideal: 2^(largest level) ideals at least
     depth = [0] * n
@@ -204,10 +197,7 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     up_idx = []
     up_ptr = np.zeros(N + 1, dtype=np.int64)
     for i, (m, fr) in enumerate(zip(masks, fronts)):
-        while fr:
-            low = fr & -fr
-            fr ^= low
-            up_idx.append(index[m | low])
+        up_idx.extend(index[m | (1 << s)] for s in bits(fr))
         up_ptr[i + 1] = len(up_idx)
         if deadline is not None and (i & 4095) == 0 and time.perf_counter() > deadline:
             return None
