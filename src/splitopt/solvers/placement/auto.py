@@ -82,7 +82,7 @@ from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate, work_bound
 from splitopt.solvers.deadline import Deadline, wrapped
-from splitopt.solvers.placement.idealdp import listable
+from splitopt.solvers.placement.idealdp import LOAD_WORTH, listable
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds ``auto`` takes when no time limit is given (``splitopt solve FILE`` on a 2,000-node
@@ -138,7 +138,8 @@ def plan(instance: PlacementInstance) -> list[str]:
 def _probe(name: str, time_limit: float | None, instance: PlacementInstance | None = None) -> float | None:
     if name == "milp":  # convex, before its non-contiguous relaxation (rule 2)
         return None if time_limit is None else CONVEX_SHARE * time_limit
-    if instance is not None and listable(instance, None if time_limit is None else min(1.0, 0.05 * time_limit)):
+    if instance is not None and listable(instance, None if time_limit is None else min(1.0, 0.05 * time_limit),
+                                         load=time_limit is None or DP_SHARE * time_limit >= LOAD_WORTH):
         return None if time_limit is None else DP_SHARE * time_limit
     return IDEALS_PROBE if time_limit is None else min(IDEALS_PROBE, IDEALS_SHARE * time_limit)
 

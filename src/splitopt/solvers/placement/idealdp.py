@@ -40,14 +40,19 @@ import numpy as np
 from splitopt.instances.placement import PlacementInstance
 from splitopt.solvers.placement.common import Contracted, bits, contracted, cpu_exchange
 
-MAX_IDEALS = 200_000
-"""Most ideals listed before the DP gives way to the search of :mod:`.ideals`."""
-MAX_CELLS = 60_000_000
-"""Most cells of the ideals x tensors count matrix (int16: 120 MB)."""
+MAX_IDEALS = 2_000_000
+"""Most ideals the compiled listing lists before the DP gives way to the search of :mod:`.ideals`
+(about 1 KB an ideal in all, at a few hundred super-nodes)."""
+PY_IDEALS = 20_000
+"""Most ideals listed in Python (:func:`list_ideals`, about 6 µs an ideal) before the compiled
+listing takes over: below it a process that never loads numba (0.9 s) does not pay for it."""
 LOAD_SECONDS = 1.5
 """Seconds the compiled kernel's first call in a process may take (numba's import and its cached
 machine code: 0.9 s measured 2026-11-27): with less time to the deadline, a process whose kernel
 is not loaded yet gives way to the search."""
+LOAD_WORTH = 4 * LOAD_SECONDS
+"""The least time a caller must mean to give the DP for its listing to load the compiled kernels
+outside its own deadline (:func:`lattice`'s ``load``)."""
 TARGETS = (0.125, 0.25, 0.5)
 """The shares of the gap between a proven bound and the incumbent at which :func:`solve_dp` runs
 first (each failure a proven bound, each run cheaper than the last's)."""
@@ -74,13 +79,7 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
     # the successors of each super-node from the set bits of its mask (O(edges); a scan of all
     # n super-nodes for each took 0.5 s on a 6,083-node graph, whatever the deadline)
     succ_list = [bits(succs[s]) for s in range(n)]
-    # super-nodes of one depth (longest path from a source) are pairwise incomparable, and every
-    # subset of an antichain closes to a distinct ideal: 2^(largest level) ideals at least
-    depth = [0] * n
-    for s in range(n):  # super-nodes are numbered in a topological order
-        for t in succ_list[s]:
-            depth[t] = max(depth[t], depth[s] + 1)
-    if n and max(np.bincount(depth)) > math.log2(cap):
+    if _too_wide(con, cap):  # 2^(largest level) ideals at least
         return None
     front0 = 0
     for s in range(n):
@@ -116,10 +115,191 @@ def list_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_I
     return masks, np.array(aw), np.array(cw), np.array(sz), np.array(us, dtype=np.int32), fronts
 
 
-def listable(instance: PlacementInstance, seconds: float | None = 1.0) -> bool:
+class Lattice:
+    """The ideals of a contracted graph as the DP reads them: ``rows`` (``N x W`` uint64 bitsets),
+    ``aw``/``cw``/``sz``/``us`` (accelerator work, CPU work, memory, unsupported count), the covers
+    ``up_ptr``/``up_idx`` (CSR: ``J + s`` per ``s`` on ``J``'s frontier), the cut tensors
+    ``cut_ptr``/``cut_idx``/``cut_cnt`` (CSR: the tensors ``t`` with ``0 < |M_t ∩ J| < m_t``, and
+    ``|M_t ∩ J|``) and their seconds ``cut_sec``, the tensors' member bitsets ``members``
+    (``E x W``), sizes ``msize`` and seconds ``sec``, and ``full`` (the index of the whole graph)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+        self.n_ideals = len(self.aw)
+
+    def mask(self, j: int) -> int:
+        """Ideal ``j`` as an int mask."""
+        return int.from_bytes(self.rows[j].astype("<u8").tobytes(), "little")
+
+
+def _tensor_arrays(con: Contracted, W: int):
+    E = len(con.tensors)
+    members = np.zeros((max(E, 1), W), dtype=np.uint64)
+    msize = np.zeros(max(E, 1), dtype=np.int64)
+    sec = np.zeros(max(E, 1))
+    for t, (su, cm, s_, _bw) in enumerate(con.tensors):
+        mt = cm | (1 << su)
+        members[t] = np.frombuffer(mt.to_bytes(8 * W, "little"), dtype="<u8")
+        msize[t] = bin(mt).count("1")
+        sec[t] = s_
+    return members, msize, sec
+
+
+def _from_listed(con: Contracted, listed, deadline: float | None) -> Lattice | None:
+    """The :class:`Lattice` of what :func:`list_ideals` returned (numpy; few ideals)."""
+    masks, aw, cw, sz, us, fronts = listed
+    N, W = len(masks), max((con.n + 63) // 64, 1)
+    rows = np.frombuffer(b"".join(x.to_bytes(8 * W, "little") for x in masks), dtype="<u8").reshape(N, W)
+    members, msize, sec = _tensor_arrays(con, W)
+    E = len(con.tensors)
+    counts = np.zeros((N, E), dtype=np.int64)
+    for t in range(E):
+        counts[:, t] = np.bitwise_count(rows & members[t]).sum(axis=1)
+    cuts = (counts > 0) & (counts < msize[:E])
+    r_, c_ = np.nonzero(cuts)
+    cut_ptr = np.zeros(N + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r_, minlength=N), out=cut_ptr[1:])
+    index = {m: i for i, m in enumerate(masks)}
+    up_idx, up_ptr = [], np.zeros(N + 1, dtype=np.int64)
+    for i, (m, fr) in enumerate(zip(masks, fronts)):
+        up_idx.extend(index[m | (1 << s)] for s in bits(fr))
+        up_ptr[i + 1] = len(up_idx)
+        if deadline is not None and (i & 4095) == 0 and time.perf_counter() > deadline:
+            return None
+    return Lattice(rows=np.ascontiguousarray(rows), aw=aw, cw=cw, sz=sz, us=us.astype(np.int64),
+                   up_ptr=up_ptr, up_idx=np.array(up_idx, dtype=np.int64), cut_ptr=cut_ptr,
+                   cut_idx=c_.astype(np.int64), cut_cnt=counts[r_, c_], cut_sec=cuts @ sec[:E],
+                   members=members, msize=msize, sec=sec, full=index[con.full])
+
+
+def _compiled(con: Contracted, deadline: float | None, cap: int) -> Lattice | None:
+    """The :class:`Lattice` by the compiled reverse search (:func:`~.idealdp_kernel.list_run`, in
+    runs between which the deadline is checked) and the compiled covers; ``None`` past ``cap``
+    ideals or the deadline. Where this process has not loaded the kernels yet, the deadline moves
+    by the time their first run takes (:func:`lattice` decides whether that may be paid)."""
+    loading = not _loaded()
+    from splitopt.solvers.placement.idealdp_kernel import covers, list_run
+
+    n = con.n
+    W = max((n + 63) // 64, 1)
+
+    def bitrows(ms):
+        return np.frombuffer(b"".join(x.to_bytes(8 * W, "little") for x in ms), dtype="<u8").reshape(len(ms), W)
+
+    preds = bitrows(con.preds).copy()
+    succ_list = [bits(x) for x in con.succs]
+    succ_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in succ_list], out=succ_ptr[1:])
+    succ_idx = np.array([t for x in succ_list for t in x], dtype=np.int64)
+    touch_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in con.touch], out=touch_ptr[1:])
+    touch_idx = np.array([t for x in con.touch for t in x], dtype=np.int64)
+    members, msize, sec = _tensor_arrays(con, W)
+    E = members.shape[0]
+    accw, cpuw, size = (np.asarray(x, dtype=float) for x in (con.accw, con.cpuw, con.size))
+    unsup = np.array([0 if ok else 1 for ok in con.sup], dtype=np.int64)
+    zobrist = np.random.default_rng(22).integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64) * np.uint64(2) \
+        + np.uint64(1)
+    rows_cap, cut_cap = 4096, 4096 * 8
+    a = {"rows": np.zeros((rows_cap, W), np.uint64), "fronts": np.zeros((rows_cap, W), np.uint64),
+         "maxel": np.zeros((rows_cap, W), np.uint64), "aw": np.zeros(rows_cap), "cw": np.zeros(rows_cap),
+         "sz": np.zeros(rows_cap), "us": np.zeros(rows_cap, np.int64), "key": np.zeros(rows_cap, np.uint64),
+         "cut_ptr": np.zeros(rows_cap + 1, np.int64), "cut_sec": np.zeros(rows_cap),
+         "stack": np.zeros(rows_cap, np.int64)}
+    c = {"cut_idx": np.zeros(cut_cap, np.int64), "cut_cnt": np.zeros(cut_cap, np.int64)}
+    for s in range(n):
+        if con.preds[s] == 0:
+            a["fronts"][0, s // 64] |= np.uint64(1) << np.uint64(s % 64)
+    mark, was_cut = np.full(E, -1, np.int64), np.full(E, -1, np.int64)
+    state = np.array([1, 1, 0], dtype=np.int64)  # ideals so far, stack top, cut entries so far
+    budget = 4096
+    while True:
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
+        t = time.perf_counter()
+        code = list_run(state, budget, cap, preds, succ_ptr, succ_idx, touch_ptr, touch_idx, members, msize, sec,
+                        accw, cpuw, size, unsup, zobrist, a["rows"], a["fronts"], a["maxel"], a["aw"], a["cw"],
+                        a["sz"], a["us"], a["key"], a["cut_ptr"], c["cut_idx"], c["cut_cnt"], a["cut_sec"],
+                        a["stack"], mark, was_cut)
+        took = time.perf_counter() - t
+        if loading and deadline is not None:
+            deadline += took  # (numba's import and its cached code: the first run)
+        loading = False
+        if code == 2:
+            break
+        if code == 3:
+            return None
+        if code == 1:  # the per-ideal arrays or the cut entries are full: double them
+            grow = a if int(state[0]) + n + 1 > len(a["aw"]) else c
+            for key_, arr in grow.items():
+                grown = np.zeros((2 * arr.shape[0],) + arr.shape[1:], arr.dtype)
+                grown[:arr.shape[0]] = arr
+                grow[key_] = grown
+        elif took > 0:
+            budget = max(256, min(4 * budget, int(budget * RUN_SECONDS / took)))
+    N, nc = int(state[0]), int(state[2])
+    rows = a["rows"][:N]
+    up_ptr, up_idx = covers(rows, a["fronts"][:N], a["key"][:N], zobrist, N)
+    if len(up_idx) != up_ptr[-1]:
+        raise AssertionError("an ideal's cover is missing from the listing")
+    pop = np.bitwise_count(rows).sum(axis=1)
+    return Lattice(rows=rows, aw=a["aw"][:N], cw=a["cw"][:N], sz=a["sz"][:N], us=a["us"][:N], up_ptr=up_ptr,
+                   up_idx=up_idx, cut_ptr=a["cut_ptr"][:N + 1], cut_idx=c["cut_idx"][:nc], cut_cnt=c["cut_cnt"][:nc],
+                   cut_sec=a["cut_sec"][:N], members=members, msize=msize, sec=sec,
+                   full=int(np.flatnonzero(pop == n)[0]))
+
+
+def _too_wide(con: Contracted, cap: int) -> bool:
+    """Whether a level of pairwise incomparable super-nodes (one depth: longest path from a source)
+    has more than ``log2(cap)`` members: every subset of it closes to a distinct ideal."""
+    depth = [0] * con.n
+    for s in range(con.n):  # super-nodes are numbered in a topological order
+        for t in bits(con.succs[s]):
+            depth[t] = max(depth[t], depth[s] + 1)
+    return bool(con.n) and max(np.bincount(depth)) > math.log2(cap)
+
+
+def _loaded() -> bool:
+    import sys
+
+    kernel = sys.modules.get("splitopt.solvers.placement.idealdp_kernel")
+    return kernel is not None and bool(kernel.list_run.signatures) and bool(kernel.dp_run.signatures)
+
+
+def kernel_ready(deadline: float | None) -> bool:
+    """Whether the compiled kernels may run before ``deadline``: loaded in this process already, or
+    at least :data:`LOAD_SECONDS` left for their first call."""
+    return deadline is None or _loaded() or deadline - time.perf_counter() >= LOAD_SECONDS
+
+
+def lattice(con: Contracted, deadline: float | None = None, cap: int = MAX_IDEALS, load: bool = False) -> Lattice | None:
+    """The :class:`Lattice` of ``con``'s ideals: listed in Python up to :data:`PY_IDEALS`, else
+    by the compiled listing up to ``cap``; ``None`` past ``cap`` or past the deadline. A process
+    that has not loaded the compiled kernels yet loads them where :func:`kernel_ready`, or where
+    ``load`` (the caller will run the DP with time to spare: the load is not counted in
+    ``deadline``)."""
+    got = getattr(con, "_lattice", None)  # (kept on the contraction: auto's test and the DP share it)
+    if got is not None:
+        return got if got.n_ideals <= cap else None
+    if _too_wide(con, cap):
+        return None
+    small = list_ideals(con, deadline, cap=min(cap, PY_IDEALS))
+    if small is not None:
+        got = _from_listed(con, small, deadline)
+    elif cap <= PY_IDEALS or (deadline is not None and time.perf_counter() > deadline) \
+            or not (load or kernel_ready(deadline)):
+        return None
+    else:
+        got = _compiled(con, deadline, cap)
+    if got is not None:
+        con._lattice = got
+    return got
+
+
+def listable(instance: PlacementInstance, seconds: float | None = 1.0, load: bool = False) -> bool:
     """Whether this DP applies to ``instance`` as a chain instance: objective max-load, no
     backward-only colour classes, and its ideals listed within :data:`MAX_IDEALS` and ``seconds``
-    (``None``: 1 s)."""
+    (``None``: 1 s; ``load``: as :func:`lattice`)."""
     from splitopt.errors import InstanceError
 
     if instance.objective != "max-load":
@@ -128,7 +308,7 @@ def listable(instance: PlacementInstance, seconds: float | None = 1.0) -> bool:
         con = contracted(instance.with_(contiguity="chain") if instance.contiguity != "chain" else instance)
     except InstanceError:
         return False
-    return list_ideals(con, time.perf_counter() + (1.0 if seconds is None else seconds)) is not None
+    return lattice(con, time.perf_counter() + (1.0 if seconds is None else seconds), load=load) is not None
 
 
 def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: float | None = None, listed=None,
@@ -136,7 +316,7 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     """``(blocks, value)`` of the best chain below ``ub`` (``blocks``: ``(mask, on a CPU core?)`` in
     chain order; ``(None, ub)`` when nothing is below ``ub``: the incumbent is optimal), or ``None``
     when the ideals are too many or the deadline passes first. ``instance.objective`` must be
-    ``max-load``. ``listed``: :func:`list_ideals` of ``con``, when the caller has it.
+    ``max-load``. ``listed``: :func:`lattice` of ``con``, when the caller has it.
 
     ``lb``, a proven lower bound, lets the DP run below the targets ``lb + s (ub - lb)`` for ``s``
     in :data:`TARGETS` first (where the gap exceeds :data:`TARGET_GAP`): the first target below
@@ -144,66 +324,20 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     bound, appended to ``bounds`` (kept when the deadline then stops the DP). Measured 2026-11-27 on
     three branches of 50 layers (incumbent 34.70, bound 32.15, optimum 33.06 ms), the kernel's time
     below one threshold: 32.5 ms: 0.2 s, 33.1: 1.1-2.9 s, 33.8: 5.5 s, 36: 9 s."""
-    import sys
-
     assert instance.objective == "max-load"
-    kernel = sys.modules.get("splitopt.solvers.placement.idealdp_kernel")
-    if deadline is not None and (kernel is None or not kernel.dp_run.signatures) \
-            and deadline - time.perf_counter() < LOAD_SECONDS:
+    if not kernel_ready(deadline):
         return None  # the kernel's first call in a process would overrun the deadline
     from splitopt.solvers.placement.idealdp_kernel import dp_run  # (numba: imported where it runs)
 
-    if listed is None:  # (else: what list_ideals returned for con)
-        listed = list_ideals(con, deadline)
-    if listed is None:
+    lat = lattice(con, deadline) if listed is None else listed  # (else: lattice(con) from the caller)
+    if lat is None:
         return None
-    masks, aw, cw, sz, us, fronts = listed
-    N, n = len(masks), con.n
-    tensors = con.tensors
-    E = len(tensors)
-    if N * max(E, 1) > MAX_CELLS:
-        return None
+    N = lat.n_ideals
     k, l_ = instance.n_accelerators, instance.n_cpus
     cap = instance.acc_memory_bytes
-    words = (n + 63) // 64
-    nb = 8 * words
-    bitset = np.frombuffer(b"".join(x.to_bytes(nb, "little") for x in masks), dtype="<u8").reshape(N, words)
-    cdt = np.int16 if n < 32_000 else np.int32
-    counts = np.zeros((N, E), dtype=cdt)
-    msize = np.zeros(E, dtype=cdt)
-    sec = np.zeros(E)
-    for t, (su, cm, s_, _bw) in enumerate(tensors):
-        mt = cm | (1 << su)
-        mw = np.frombuffer(mt.to_bytes(nb, "little"), dtype="<u8")
-        counts[:, t] = np.bitwise_count(bitset & mw).sum(axis=1)
-        msize[t] = bin(mt).count("1")
-        sec[t] = s_
-        if deadline is not None and (t & 255) == 0 and time.perf_counter() > deadline:
-            return None
-    pop = np.bitwise_count(bitset).sum(axis=1)
-    # the tensors each ideal cuts (members inside and outside) and their seconds: a block
-    # B = J \\ I pays cut(J) corrected on the few tensors I cuts (the kernel's docstring), listed
-    # per ideal (CSR)
-    cuts = (counts > 0) & (counts < msize)
-    cut_sec = cuts @ sec
-    rows, cols = np.nonzero(cuts)
-    cut_ptr = np.zeros(N + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=N), out=cut_ptr[1:])
-    cut_idx = cols.astype(np.int64)
-    del cuts, rows, cols
-    order = np.argsort(pop, kind="stable")  # a proper subset has fewer members: processed first
-    # the covers of the lattice of ideals, I -> I + s for s on I's frontier (CSR), for the kernel's walk
-    index = {m: i for i, m in enumerate(masks)}
-    up_idx = []
-    up_ptr = np.zeros(N + 1, dtype=np.int64)
-    for i, (m, fr) in enumerate(zip(masks, fronts)):
-        up_idx.extend(index[m | (1 << s)] for s in bits(fr))
-        up_ptr[i + 1] = len(up_idx)
-        if deadline is not None and (i & 4095) == 0 and time.perf_counter() > deadline:
-            return None
-    up_idx = np.array(up_idx, dtype=np.int64)
-    del index
-    full = masks.index(con.full)
+    order = np.argsort(np.bitwise_count(lat.rows).sum(axis=1), kind="stable")  # subsets first
+    full = lat.full
+    aw, cw = lat.aw, lat.cw
     total_acc = float(aw[full])
     eps = 1e-9 * max(total_acc, float(cw[full]), 1e-300)
     ratio = cpu_exchange(con)
@@ -223,9 +357,9 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
         # at U once the CPU cores left take what they can (at most U * ratio of accelerator work each)
         slack = np.array([(k - f) * U * (1 + 1e-12) + ((l_ - c) * U * ratio if l_ > c else 0.0)
                           for c in range(C) for f in range(F)]) if math.isfinite(U) else np.full(C * F, np.inf)
-        args = (full, up_ptr, up_idx, aw, cw, sz, us, counts, msize, sec, cut_ptr, cut_idx, cut_sec, val, par,
-                by_cpu_move, k, l_, math.inf if cap is None else cap * (1 + 1e-12), U, total_acc, eps, slack,
-                stamp, stack)
+        args = (full, lat.up_ptr, lat.up_idx, aw, cw, lat.sz, lat.us, lat.rows, lat.members, lat.msize, lat.sec,
+                lat.cut_ptr, lat.cut_idx, lat.cut_cnt, lat.cut_sec, val, par, by_cpu_move, k, l_,
+                math.inf if cap is None else cap * (1 + 1e-12), U, total_acc, eps, slack, stamp, stack)
         # the compiled kernel in runs of ideals, the deadline checked between runs; a run's length
         # follows the time the last one took (:data:`RUN_SECONDS`), since a run's work grows with U
         start, run = 0, 1
@@ -246,7 +380,7 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
         while J != 0:
             I = int(par[J, st])
             cpu = bool(by_cpu_move[J, st])
-            blocks.append((masks[J] & ~masks[I], cpu))
+            blocks.append((lat.mask(J) & ~lat.mask(I), cpu))
             st -= F if cpu else 1
             J = I
         blocks.reverse()
@@ -266,4 +400,4 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
                 bounds.append(target * (1 - 1e-10))
     return run_below(ub)
 
-__all__ = ["list_ideals", "listable", "solve_dp", "MAX_IDEALS", "MAX_CELLS"]
+__all__ = ["LOAD_WORTH", "Lattice", "lattice", "list_ideals", "listable", "solve_dp", "MAX_IDEALS", "PY_IDEALS"]

@@ -10,7 +10,7 @@ import math
 from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate
-from splitopt.solvers.placement.idealdp import listable
+from splitopt.solvers.placement.idealdp import LOAD_WORTH, listable
 
 DP_SHARE = 0.25
 """The share of a time limit the chain optimum may take where the DP over all ideals applies."""
@@ -80,7 +80,7 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None, note
         if chain_dp is None:
             chain_dp = instance.contiguity == "convex"
         ls_lim = lim  # the chain local search's, after an ideal search that stopped short
-        if chain_dp and listable(chain, dp_lim):
+        if chain_dp and listable(chain, dp_lim, load=time_limit is None or DP_SHARE * time_limit >= LOAD_WORTH):
             lim = 30.0 if time_limit is None else DP_SHARE * time_limit
         try:
             r = ideals.solve(chain, time_limit=lim, incumbent=best, linearised=False)
