@@ -201,4 +201,8 @@ def test_contracted_is_built_once_per_instance_and_flags():
     assert (ca.n, ca.members, ca.accf) == (fresh.n, fresh.members, fresh.accf)
     cb = contracted(b)
     assert cb is not ca and (cb.n, cb.members) == (ca.n, ca.members)
-    assert contracted(a) is not ca  # only the last instance is kept
+    assert contracted(a) is ca  # the last few instances are kept (an instance and its chain copy in turn)
+    others = [generate(s, n_nodes=9, n_accelerators=2, contiguity="chain") for s in range(4, 9)]
+    for o in others:
+        contracted(o)
+    assert contracted(a) is not ca  # ... a few only

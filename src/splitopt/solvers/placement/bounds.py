@@ -22,12 +22,12 @@ def combinatorial_bound(instance: PlacementInstance, deadline: float | None = No
     too, with a weaker bound). Returns ``(bound, {name: value})``."""
     from splitopt.models.placement import cardinality_bound
     from splitopt.solvers.placement.commbound import comm_work_bound
-    from splitopt.solvers.placement.common import Contracted, isolation_bound
+    from splitopt.solvers.placement.common import contracted, isolation_bound
 
     lbs = {"work": work_bound(instance), "cardinality": cardinality_bound(instance, deadline),
            "comm": comm_work_bound(instance, deadline=deadline)}
     try:
-        con = Contracted(instance, fuse_cycles=instance.contiguity == "chain")
+        con = contracted(instance, fuse_cycles=instance.contiguity == "chain")
         if not con.orphans:
             iso, _n = isolation_bound(con, instance, deadline=deadline)
             # the exact integer flow is rounded once to a double: one ulp down stays a bound

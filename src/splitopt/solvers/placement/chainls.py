@@ -192,7 +192,7 @@ def chain_search(instance: PlacementInstance, assignment, time_limit: float = 5.
     """The best chain placement the search finds from ``assignment`` (a chain placement) within
     ``time_limit`` seconds (module docstring); never worse than ``assignment`` (by the evaluator).
     Instances the contraction declines (backward-only colour classes) come back unchanged."""
-    from splitopt.solvers.placement.common import Contracted
+    from splitopt.solvers.placement.common import contracted
 
     if instance.contiguity != "chain":
         raise InstanceError("contiguity", f"the chain local search needs contiguity 'chain', got "
@@ -200,7 +200,7 @@ def chain_search(instance: PlacementInstance, assignment, time_limit: float = 5.
     deadline = time.perf_counter() + float(time_limit)
     start_v = evaluate(instance, assignment)[0]
     try:
-        con = Contracted(instance)
+        con = contracted(instance)
     except InstanceError:
         return list(assignment)
     if con.orphans or con.n == 0:

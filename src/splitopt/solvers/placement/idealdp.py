@@ -145,33 +145,6 @@ def _tensor_arrays(con: Contracted, W: int):
     return members, msize, sec
 
 
-def _from_listed(con: Contracted, listed, deadline: float | None) -> Lattice | None:
-    """The :class:`Lattice` of what :func:`list_ideals` returned (numpy; few ideals)."""
-    masks, aw, cw, sz, us, fronts = listed
-    N, W = len(masks), max((con.n + 63) // 64, 1)
-    rows = np.frombuffer(b"".join(x.to_bytes(8 * W, "little") for x in masks), dtype="<u8").reshape(N, W)
-    members, msize, sec = _tensor_arrays(con, W)
-    E = len(con.tensors)
-    counts = np.zeros((N, E), dtype=np.int64)
-    for t in range(E):
-        counts[:, t] = np.bitwise_count(rows & members[t]).sum(axis=1)
-    cuts = (counts > 0) & (counts < msize[:E])
-    r_, c_ = np.nonzero(cuts)
-    cut_ptr = np.zeros(N + 1, dtype=np.int64)
-    np.cumsum(np.bincount(r_, minlength=N), out=cut_ptr[1:])
-    index = {m: i for i, m in enumerate(masks)}
-    up_idx, up_ptr = [], np.zeros(N + 1, dtype=np.int64)
-    for i, (m, fr) in enumerate(zip(masks, fronts)):
-        up_idx.extend(index[m | (1 << s)] for s in bits(fr))
-        up_ptr[i + 1] = len(up_idx)
-        if deadline is not None and (i & 4095) == 0 and time.perf_counter() > deadline:
-            return None
-    return Lattice(rows=np.ascontiguousarray(rows), aw=aw, cw=cw, sz=sz, us=us.astype(np.int64),
-                   up_ptr=up_ptr, up_idx=np.array(up_idx, dtype=np.int64), cut_ptr=cut_ptr,
-                   cut_idx=c_.astype(np.int64), cut_cnt=counts[r_, c_], cut_sec=cuts @ sec[:E],
-                   members=members, msize=msize, sec=sec, full=index[con.full])
-
-
 def _compiled(con: Contracted, deadline: float | None, cap: int) -> Lattice | None:
     """The :class:`Lattice` by the compiled reverse search (:func:`~.idealdp_kernel.list_run`, in
     runs between which the deadline is checked) and the compiled covers; ``None`` past ``cap``
@@ -273,27 +246,36 @@ def kernel_ready(deadline: float | None) -> bool:
 
 
 def lattice(con: Contracted, deadline: float | None = None, cap: int = MAX_IDEALS, load: bool = False) -> Lattice | None:
-    """The :class:`Lattice` of ``con``'s ideals: listed in Python up to :data:`PY_IDEALS`, else
-    by the compiled listing up to ``cap``; ``None`` past ``cap`` or past the deadline. A process
-    that has not loaded the compiled kernels yet loads them where :func:`kernel_ready`, or where
-    ``load`` (the caller will run the DP with time to spare: the load is not counted in
-    ``deadline``)."""
-    got = getattr(con, "_lattice", None)  # (kept on the contraction: auto's test and the DP share it)
+    """The :class:`Lattice` of ``con``'s ideals by the compiled listing, kept on ``con``; ``None``
+    past ``cap`` ideals or the deadline. A process that has not loaded the compiled kernels yet
+    loads them where :func:`kernel_ready`, or where ``load`` (the caller will run the DP with time
+    to spare: the load is not counted in ``deadline``)."""
+    got = getattr(con, "_lattice", None)  # (auto's test and the DP share it)
     if got is not None:
         return got if got.n_ideals <= cap else None
-    if _too_wide(con, cap):
+    if _too_wide(con, cap) or not (load or kernel_ready(deadline)):
         return None
-    small = list_ideals(con, deadline, cap=min(cap, PY_IDEALS))
-    if small is not None:
-        got = _from_listed(con, small, deadline)
-    elif cap <= PY_IDEALS or (deadline is not None and time.perf_counter() > deadline) \
-            or not (load or kernel_ready(deadline)):
-        return None
-    else:
-        got = _compiled(con, deadline, cap)
+    got = _compiled(con, deadline, cap)
     if got is not None:
         con._lattice = got
     return got
+
+
+def count_ideals(con: Contracted, deadline: float | None = None, cap: int = MAX_IDEALS,
+                 load: bool = False) -> int | None:
+    """How many ideals ``con`` has (``None`` past ``cap`` or the deadline): listed in Python up to
+    :data:`PY_IDEALS` (a process that never runs the DP need not load numba, 0.9 s), beyond by
+    :func:`lattice` (``load`` as there)."""
+    got = getattr(con, "_lattice", None)
+    if got is not None:
+        return got.n_ideals if got.n_ideals <= cap else None
+    small = list_ideals(con, deadline, cap=min(cap, PY_IDEALS))
+    if small is not None:
+        return len(small[0])
+    if cap <= PY_IDEALS or (deadline is not None and time.perf_counter() > deadline):
+        return None
+    lat = lattice(con, deadline, cap, load)
+    return None if lat is None else lat.n_ideals
 
 
 def listable(instance: PlacementInstance, seconds: float | None = 1.0, load: bool = False) -> bool:
@@ -308,7 +290,7 @@ def listable(instance: PlacementInstance, seconds: float | None = 1.0, load: boo
         con = contracted(instance.with_(contiguity="chain") if instance.contiguity != "chain" else instance)
     except InstanceError:
         return False
-    return lattice(con, time.perf_counter() + (1.0 if seconds is None else seconds), load=load) is not None
+    return count_ideals(con, time.perf_counter() + (1.0 if seconds is None else seconds), load=load) is not None
 
 
 def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: float | None = None, listed=None,
@@ -316,7 +298,8 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
     """``(blocks, value)`` of the best chain below ``ub`` (``blocks``: ``(mask, on a CPU core?)`` in
     chain order; ``(None, ub)`` when nothing is below ``ub``: the incumbent is optimal), or ``None``
     when the ideals are too many or the deadline passes first. ``instance.objective`` must be
-    ``max-load``. ``listed``: :func:`lattice` of ``con``, when the caller has it.
+    ``max-load``. ``listed``: :func:`lattice` of ``con``, when the caller has it (else it is made,
+    or taken from ``con``).
 
     ``lb``, a proven lower bound, lets the DP run below the targets ``lb + s (ub - lb)`` for ``s``
     in :data:`TARGETS` first (where the gap exceeds :data:`TARGET_GAP`): the first target below
@@ -400,4 +383,4 @@ def solve_dp(instance: PlacementInstance, con: Contracted, ub: float, deadline: 
                 bounds.append(target * (1 - 1e-10))
     return run_below(ub)
 
-__all__ = ["LOAD_WORTH", "Lattice", "lattice", "list_ideals", "listable", "solve_dp", "MAX_IDEALS", "PY_IDEALS"]
+__all__ = ["LOAD_WORTH", "Lattice", "count_ideals", "lattice", "list_ideals", "listable", "solve_dp", "MAX_IDEALS", "PY_IDEALS"]

@@ -174,14 +174,14 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
     rounds = []
     dp_pending = dp and instance.objective == "max-load" and node_limit is None
     if dp_pending:
-        from splitopt.solvers.placement.idealdp import LOAD_WORTH, lattice
+        from splitopt.solvers.placement.idealdp import LOAD_WORTH, count_ideals
 
         rem = None if deadline is None else deadline - time.perf_counter()
-        listed = lattice(con, None if rem is None else time.perf_counter() + 0.1 * rem,
-                         load=rem is None or rem >= LOAD_WORTH)
-        dp_pending = listed is not None
+        n_ideals = count_ideals(con, None if rem is None else time.perf_counter() + 0.1 * rem,
+                                load=rem is None or rem >= LOAD_WORTH)
+        dp_pending = n_ideals is not None
     while not done:
-        if dp_pending and (len(dirs) == 1 or limit >= DP_AFTER or listed.n_ideals >= DP_NOW):
+        if dp_pending and (len(dirs) == 1 or limit >= DP_AFTER or n_ideals >= DP_NOW):
             # graphs whose ideals can be listed: the vectorised DP over all of them (:mod:`.idealdp`),
             # from the incumbent of the first rounds (or, on many ideals, of a short chain local
             # search: the DP's windows shrink with the incumbent), with half the time left, or
@@ -190,7 +190,7 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
             from splitopt.solvers.placement.idealdp import solve_dp
 
             dp_pending = False
-            if listed.n_ideals >= DP_NOW and best_assign is not None:
+            if n_ideals >= DP_NOW and best_assign is not None:
                 from splitopt.solvers.placement.chainls import chain_search
 
                 ls = DP_LOCAL if deadline is None else min(DP_LOCAL, 0.05 * (deadline - time.perf_counter()))
@@ -199,10 +199,10 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
                 if v < ub:
                     ub, best_assign = v, a
                     info["dp_local_search"] = v
-            share = DP_NOW_SHARE if listed.n_ideals >= DP_NOW else 0.5
+            share = DP_NOW_SHARE if n_ideals >= DP_NOW else 0.5
             until = None if deadline is None else time.perf_counter() + share * (deadline - time.perf_counter())
             proved: list = []
-            res = solve_dp(instance, con, ub, until, listed=listed, lb=lb, bounds=proved)
+            res = solve_dp(instance, con, ub, until, lb=lb, bounds=proved)
             info["dp"] = "no" if res is None else "proved"
             if proved:  # the DP's targets below which no chain exists
                 lb = max(lb, info.setdefault("dp_bound", max(proved)))
