@@ -23,8 +23,12 @@ MIN_REMAINING = 1e-3
 def wrapped(time_limit: float | None, share: float, most: float = 0.25) -> float | None:
     """``time_limit`` less ``min(most, share x time_limit)``: the deadline of an algorithm's steps,
     which each may end a check late, leaving time to score and hand back the answer within the
-    limit (``None``: no limit)."""
-    return None if time_limit is None else time_limit - min(most, share * time_limit)
+    limit (``None``: no limit). ``time_limit`` is checked as :class:`Deadline` checks it, so that an
+    error names the value the caller gave, not the shifted one."""
+    if time_limit is None:
+        return None
+    time_limit = check_number("time_limit", time_limit, minimum=0.0, strict=True)
+    return time_limit - min(most, share * time_limit)
 
 
 class Deadline:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from timing import Stopwatch, assert_kept
 
+from splitopt.errors import InfeasibleSolution, InstanceError
 from splitopt.families import AlgoResult, get_family, solve
 from splitopt.instances import io
 from splitopt.instances.placement import PlacementInstance, generate
@@ -391,3 +392,50 @@ def test_no_step_answers_then_one_device_with_the_work_bound(monkeypatch):
     v = evaluate(inst, r.assignment)[0]
     assert r.info["tried"][-1]["method"] == "one-device"
     assert r.bound == min(work_bound(inst), v) and r.bound <= solve(inst, "bruteforce").objective
+
+
+@pytest.mark.parametrize("contiguity", ["none", "convex", "chain"])
+def test_an_answer_where_the_milp_placement_breaks_memory(contiguity):
+    """The MILP drops sizes below 1e-7 of the capacity from its memory rows (a relaxation): with
+    1e9 + 5 bytes on a 1e9-byte accelerator its optimum (both nodes there, 2 s) is no placement.
+    ``auto`` raised ``InfeasibleSolution`` on this feasible instance; it answers with a placement the
+    evaluator accepts (found by a fuzz campaign, 2026-11-27). Optimum by enumeration: 100 s."""
+    from splitopt.models.placement import evaluate
+
+    inst = PlacementInstance(("a", "b"), cpu_seconds=(100.0, 100.0), acc_seconds=(1.0, 1.0), tensors=(),
+                             n_accelerators=1, n_cpus=1, acc_memory_bytes=1e9, size_bytes=(1e9, 5.0),
+                             contiguity=contiguity)
+    values = []
+    for p in itertools.product(("acc0", "cpu0"), repeat=2):
+        try:
+            values.append(evaluate(inst, list(p))[0])
+        except InfeasibleSolution:
+            pass
+    r = solve(inst, None, time_limit=10)
+    assert close(evaluate(inst, r.assignment)[0], min(values)) and r.bound <= min(values) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("limit", [-1, -5, -1e-9, -math.inf, math.nan])
+def test_a_bad_time_limit_is_named_with_the_value_given(limit):
+    # auto shifts its limit by a wrap-up margin: the error named the shifted value ("got -0.97")
+    with pytest.raises(InstanceError, match="time_limit") as err:
+        solve(generate(0, n_nodes=4), None, time_limit=limit)
+    if math.isfinite(limit):
+        assert f"got {limit:g}" in str(err.value)
+
+
+def test_obvious_infeasibility_is_said_at_once():
+    """No CPU core and a colour class larger than an accelerator's memory: ``auto`` ran its whole
+    limit and ended with "no solution (status time_limit)" on a 1,493-node graph; it now says why
+    there is no placement (:func:`~splitopt.models.placement.check_placeable`)."""
+    from splitopt.instances.placement_gen import operator_graph
+
+    big = operator_graph(0, "gnmt", 300, n_accelerators=6, n_cpus=0, memory=0.3)
+    with pytest.raises(InfeasibleSolution, match="more than an accelerator's memory .* no CPU core"):
+        solve(big, None, time_limit=600)
+    # every class fits, all together do not
+    tight = PlacementInstance(("a", "b", "c"), (1.0,) * 3, (1.0,) * 3, ((0, (1,), 0.1),), n_accelerators=2, n_cpus=0,
+                              acc_memory_bytes=10.0, size_bytes=(8.0, 8.0, 8.0))
+    with pytest.raises(InfeasibleSolution, match="accelerators' memory"):
+        solve(tight, None, time_limit=600)
+    assert solve(tight.with_(n_cpus=1), None, time_limit=600).status == "optimal"

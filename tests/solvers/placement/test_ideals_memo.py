@@ -153,3 +153,38 @@ def test_compiled_dp_equals_brute_force(seed):
     blocks, value = solve_dp(inst, con, 1.5 * bf.objective, lb=0.6 * bf.objective, bounds=proved)
     assert close(evaluate(inst, assignment_from_blocks(inst, con, blocks))[0], bf.objective)
     assert 0.6 * bf.objective < min(proved, default=bf.objective) and max(proved, default=0) <= bf.objective
+
+
+@pytest.mark.parametrize("make", [lambda: layer_graph(0, 3, 12), lambda: layer_graph(2, 2, 9, training=True),
+                                  lambda: __import__("splitopt.instances.placement_gen", fromlist=["x"]).operator_graph(
+                                      0, "inception", 120, contiguity="chain")])
+def test_compiled_listing_equals_the_python_listing(make):
+    """The compiled reverse search (:func:`~.idealdp._compiled`) lists the same ideals as the Python
+    one (:func:`~.idealdp.list_ideals`), each with its work, CPU work, memory and unsupported count;
+    its cut tensors are those with ``0 < |M ∩ J| < |M|`` (counted here from the masks), and its
+    covers are exactly ``J + s`` for ``s`` on the frontier."""
+    from splitopt.solvers.placement.common import Contracted, bits
+    from splitopt.solvers.placement.idealdp import _compiled, list_ideals
+
+    con = Contracted(make())
+    masks, aw, cw, sz, us, fronts = list_ideals(con, cap=10**6)
+    lat = _compiled(con, None, 10**6)
+    got = {lat.mask(j): j for j in range(lat.n_ideals)}
+    assert len(got) == lat.n_ideals == len(masks) and set(got) == set(masks)
+    for i, m in enumerate(masks):
+        j = got[m]
+        assert close(lat.aw[j], aw[i], 1e-12) and close(lat.cw[j], cw[i], 1e-12) and close(lat.sz[j], sz[i], 1e-12)
+        assert lat.us[j] == us[i]
+        cut = {}
+        for t, (su, cm, sec, _bw) in enumerate(con.tensors):
+            members = cm | (1 << su)
+            c = bin(members & m).count("1")
+            if 0 < c < bin(members).count("1"):
+                cut[t] = c
+        lo, hi = lat.cut_ptr[j], lat.cut_ptr[j + 1]
+        assert dict(zip(lat.cut_idx[lo:hi].tolist(), lat.cut_cnt[lo:hi].tolist())) == cut
+        want = sum(con.tensors[t][2] for t in cut)
+        assert abs(lat.cut_sec[j] - want) <= 1e-12 * max(want, 1e-300)
+        ups = sorted(lat.mask(x) for x in lat.up_idx[lat.up_ptr[j]:lat.up_ptr[j + 1]])
+        assert ups == sorted(m | (1 << s) for s in bits(fronts[i]))
+    assert lat.mask(lat.full) == con.full

@@ -7,6 +7,7 @@ proven contiguous optimum equals the peer's DP value measured on its own code.""
 import itertools
 import math
 
+import numpy as np
 import pytest
 
 from splitopt.errors import InfeasibleSolution, InstanceError
@@ -159,6 +160,18 @@ def test_round_trips(name, tmp_path):
     assert placement_from_peer(inst, out) == a
 
 
+def test_round_trip_of_an_unlimited_memory():
+    # to_peer writes 1e300 for "no memory limit" (the peer's format needs a number); from_peer reads
+    # any value above the package's 1e30 bound on quantities as "no limit" again (it refused it)
+    inst = generate(4, n_nodes=6, n_accelerators=2, memory=False)
+    assert inst.acc_memory_bytes is None
+    out = to_peer(inst)
+    assert out["maxSizePerFPGA"] > 1e30
+    again = from_peer(out)
+    assert again.acc_memory_bytes is None and again.n_nodes == inst.n_nodes
+    assert [t[:2] for t in again.tensors] == [t[:2] for t in inst.tensors]
+
+
 def test_expert_splits_scored():
     for name in ("bert24_inference", "resnet50_inference"):
         inst = load_packaged(name, contiguity="chain")
@@ -284,3 +297,37 @@ def test_one_device_fallback():
     assert a == ["acc0"] * 7 and close(v, evaluate(no_cpu, a)[0])
     tight = no_cpu.with_(size_bytes=(1.0,) * 7, acc_memory_bytes=3.0)  # 7 bytes on a 3-byte accelerator
     assert _one_device(tight) == (None, math.inf)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_greedy_split_is_a_chain_placement_no_better_than_the_linearised_optimum(seed):
+    """:func:`~.baselines.greedy_blocks` (the linearised DP's fallback past its deadline) splits the
+    same topological order into runs: a chain placement the evaluator accepts, never below the best
+    split of that order (the linearised DP), and what ``linearised_blocks`` returns once its
+    deadline has passed."""
+    import time
+
+    from splitopt.solvers.placement.baselines import greedy_blocks, linearised_blocks
+    from splitopt.solvers.placement.common import Contracted, assignment_from_blocks
+
+    rng = np.random.default_rng([seed, 77])
+    n_cpus = int(rng.integers(0, 3))
+    inst = generate(seed, n_nodes=int(rng.integers(6, 14)), n_accelerators=int(rng.integers(1, 4)), n_cpus=n_cpus,
+                    skips=int(rng.integers(0, 4)), training=seed % 3 == 2, contiguity="chain",
+                    **({} if n_cpus else {"unsupported": 0, "memory": False}))
+    try:
+        con = Contracted(inst)
+    except InstanceError:
+        pytest.skip("backward-only colour classes")
+    best = linearised_blocks(inst, con)
+    greedy = greedy_blocks(inst, con)
+    if best is None:
+        assert greedy is None
+        return
+    if greedy is None:  # (a greedy may miss a split that fits: then the caller has none either)
+        return
+    v_best = evaluate(inst, assignment_from_blocks(inst, con, best))[0]
+    v_greedy = evaluate(inst, assignment_from_blocks(inst, con, greedy))[0]
+    assert v_greedy >= v_best * (1 - 1e-9)
+    late = linearised_blocks(inst, con, deadline=time.perf_counter() - 1.0)
+    assert late == greedy

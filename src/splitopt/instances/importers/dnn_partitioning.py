@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from splitopt.errors import InstanceError, check_number
+from splitopt.instances.limits import MAX_VALUE
 from splitopt.instances.placement import CONTIGUITIES, OBJECTIVES, PlacementInstance
 
 MS = 1e-3  # their times are milliseconds
@@ -83,6 +84,8 @@ def from_peer(d: Mapping, *, name: str = "dnn-partitioning", objective: str = "m
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise InstanceError(key, f"must be a non-negative integer, got {v!r}")
     mem = check_number("maxSizePerFPGA", d["maxSizePerFPGA"])
+    if mem > MAX_VALUE:  # "no limit": :func:`to_peer` writes 1e300 for an unlimited memory
+        mem = None
     index: dict[int, int] = {}
     names, cpu, acc, sup, size, back, col, labels = [], [], [], [], [], [], [], {}
     for i, nd in enumerate(d["nodes"]):

@@ -80,7 +80,7 @@ import math
 from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
-from splitopt.models.placement import evaluate, work_bound
+from splitopt.models.placement import check_placeable, evaluate, work_bound
 from splitopt.solvers.deadline import Deadline, wrapped
 from splitopt.solvers.placement.idealdp import LOAD_WORTH, listable
 
@@ -274,12 +274,13 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
         time_limit = DEFAULT_TIME_LIMIT
         note = (f"auto stops at {DEFAULT_TIME_LIMIT:g} s when no time limit is given (--time-limit "
                 "SECONDS to change it, --time-limit inf for none)")
-    elif math.isinf(time_limit):
+    elif isinstance(time_limit, (int, float)) and time_limit == math.inf:  # (-inf and NaN: refused below)
         time_limit = None
     # the steps end a little before the limit: each may overrun its own by a few checks (the ideal
     # search and the chain local search by 35 ms each on a 6,083-node graph), and the answer is
     # scored and handed back after them
     dl = Deadline(wrapped(time_limit, WRAP_SHARE, WRAP_S))
+    check_placeable(instance)  # no placement for a reason seen without a search: say so at once
     steps = plan(instance)
     best, best_v, bound = None, math.inf, -math.inf
     tried: list[dict] = []
