@@ -8,7 +8,8 @@ and GNMT-like, 100-2,000 forward nodes, inference and training, colour classes, 
 backward-only weight-update classes), and layer graphs of three parallel branches
 (:func:`~splitopt.instances.placement_gen.layer_graph`, harder than any of the peer's) and LSTM
 layer graphs of the shape of the peer's GNMT layer graphs
-(:func:`~splitopt.instances.placement_gen.lstm_layer_graph`).
+(:func:`~splitopt.instances.placement_gen.lstm_layer_graph`) and Inception-v3-like layer graphs
+(:func:`~splitopt.instances.placement_gen.inception_layer_graph`).
 
 Per workload and contiguity: value, proven bound, gap, status, wall time of ``auto`` with
 ``--time-limit`` seconds (default 60; for a proven chain optimum the median of 3 warm calls, the first
@@ -29,7 +30,7 @@ import time
 from splitopt.errors import SplitoptError
 from splitopt.families import solve
 from splitopt.instances.importers.dnn_partitioning import MS, PACKAGED, REFERENCE, load_packaged
-from splitopt.instances.placement_gen import layer_graph, lstm_layer_graph, operator_graph
+from splitopt.instances.placement_gen import inception_layer_graph, layer_graph, lstm_layer_graph, operator_graph
 
 #: (kind, forward nodes, training, optimizer nodes, seed)
 GENERATED = [("bert", 300, False, False, 0), ("gnmt", 100, False, False, 0), ("bert", 1000, True, False, 1),
@@ -45,6 +46,9 @@ LAYERS = [(3, 31, False, 0), (3, 31, True, 0), (3, 50, False, 1)]
 #: LSTM layer graphs, the shape of the peer's GNMT layer graphs (8 + 8 cells: 2,032,637 ideals, 78 once
 #: the idle nodes join; the peer's DP: 22.7 s on its GNMT): (encoder, decoder, training, seed)
 LSTM = [(8, 8, False, 0), (8, 8, True, 1)]
+#: Inception-v3-like layer graphs (313 layers, 35,683 ideals; the peer's DP does not finish its
+#: 326-layer Inception-v3 layer graph in 600 s): (training, seed)
+INCEPTION_LAYERS = [(False, 0), (True, 0)]
 
 
 def workloads(quick: bool):
@@ -57,6 +61,9 @@ def workloads(quick: bool):
     for br, ln, tr, seed in ([] if quick else LAYERS):
         label = f"layers-{br}x{ln}{'-training' if tr else ''} (s{seed})"
         yield label, (lambda c, a=(seed, br, ln, tr): layer_graph(a[0], a[1], a[2], training=a[3], contiguity=c)), None
+    for tr, seed in ([] if quick else INCEPTION_LAYERS):
+        label = f"inception-layers{'-training' if tr else ''} (s{seed})"
+        yield label, (lambda c, a=(seed, tr): inception_layer_graph(a[0], training=a[1], contiguity=c)), None
     for enc, dec, tr, seed in ([] if quick else LSTM):
         label = f"lstm-{enc}+{dec}{'-training' if tr else ''} (s{seed})"
         yield label, (lambda c, a=(seed, enc, dec, tr): lstm_layer_graph(a[0], a[1], a[2], training=a[3],

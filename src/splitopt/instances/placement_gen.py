@@ -36,9 +36,13 @@ are ours, not the peer's. They were meant as the shape of the peer's GNMT layer 
 of LSTM cells whose idle side nodes (states read by no one, zero-second feeds) make 3,310,714
 ideals, 168 once they join their neighbours (the peer's DP merges some of them, hence its 17,914).
 :func:`lstm_layer_graph` copies that shape; the parallel branches stay as a harder one of ours.
+:func:`inception_layer_graph` makes Inception-v3-like layer graphs (a layer per convolution, batch
+norm and ReLU; 313 layers, 35,683 ideals), the shape of the peer's Inception-v3 layer graph.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -461,4 +465,80 @@ def lstm_layer_graph(seed: int, encoder: int = 8, decoder: int = 8, *, training:
                                    "encoder": encoder, "decoder": decoder, "training": training})
 
 
-__all__ = ["operator_graph", "layer_graph", "lstm_layer_graph", "size_params", "KINDS"]
+def inception_layer_graph(seed: int, *, training: bool = False, n_accelerators: int = 6, n_cpus: int = 1,
+                          contiguity: str = "chain", objective: str = "max-load") -> PlacementInstance:
+    """A seeded *layer* graph with the shape of Inception-v3 as a framework's profiler lists it, each
+    convolution as three layers (convolution, batch norm, ReLU): a stem, three InceptionA modules
+    (branches of 1, 2 and 3 convolutions and a pooled one), a reduction, four InceptionC modules
+    (factorised 7x7: branches of 1, 3 and 5 convolutions), a reduction, two InceptionE modules
+    (branches that fan out into a 1x3 and a 3x1 convolution) and the classifier: 313 layers, about
+    36,000 ideals, the shape whose layer graph (326 layers) the peer's DP does not finish in 600 s.
+    Times are lognormal around a millisecond for a convolution (a tenth for batch norm, ReLU,
+    pooling and concatenation), CPU times 10x, an activation's transfer a fraction of a layer's
+    time, weights 1-30 MB; the numbers are ours. ``training=True`` mirrors it as
+    :func:`layer_graph` does."""
+    rng = np.random.default_rng([seed, 22098])
+    ms = 1e-3
+    names: list[str] = []
+    acc: list[float] = []
+    size: list[float] = []
+    succ: dict[int, list[int]] = {}
+
+    def layer(name, inputs, heavy=False):
+        names.append(name)
+        acc.append(float(rng.lognormal(0.0, 0.6)) * ms * (1.0 if heavy else 0.1))
+        size.append(float(rng.uniform(1e6, 3e7)) if heavy else 0.0)
+        v = len(names) - 1
+        succ[v] = []
+        for u in inputs:
+            succ[u].append(v)
+        return v
+
+    def conv(name, x):
+        c = layer(name + ".conv", [x], heavy=True)
+        return layer(name + ".relu", [layer(name + ".bn", [c])])
+
+    def chain(name, x, n):
+        for i in range(n):
+            x = conv(f"{name}_{i}", x)
+        return x
+
+    def module(name, x, branches, fan=()):
+        outs = [chain(f"{name}.b{j}", x, n) for j, n in enumerate(branches)]
+        for j, n in fan:  # a branch of n convolutions whose end fans out into two
+            y = chain(f"{name}.f{j}", x, n)
+            outs.append(layer(f"{name}.f{j}.cat", [conv(f"{name}.f{j}.a", y), conv(f"{name}.f{j}.b", y)]))
+        outs.append(conv(f"{name}.pool_proj", layer(f"{name}.pool", [x])))
+        return layer(f"{name}.concat", outs)
+
+    x = layer("input", [])
+    x = chain("stem", x, 3)
+    x = layer("stem.pool1", [x])
+    x = chain("stem2", x, 2)
+    x = layer("stem.pool2", [x])
+    for i in range(3):
+        x = module(f"mixed5_{i}", x, (1, 2, 3))
+    x = layer("mixed6a.concat", [chain("mixed6a.b0", x, 1), chain("mixed6a.b1", x, 3), layer("mixed6a.pool", [x])])
+    for i in range(4):
+        x = module(f"mixed6_{i}", x, (1, 3, 5))
+    x = layer("mixed7a.concat", [chain("mixed7a.b0", x, 2), chain("mixed7a.b1", x, 4), layer("mixed7a.pool", [x])])
+    for i in range(2):
+        x = module(f"mixed7_{i}", x, (1,), fan=((0, 1), (1, 2)))
+    x = layer("fc", [layer("avgpool", [x])], heavy=True)
+    n = len(names)
+    sec = [float(rng.uniform(0.02, 0.3)) * ms for _ in range(n)]
+    cpu = [10 * a for a in acc]
+    tensors = [(u, tuple(sorted(succ[u])), sec[u]) for u in range(n) if succ[u]]
+    backward, colour = [False] * n, [None] * n
+    if training:
+        tensors, backward, colour = _mirror(names, acc, cpu, size, tensors, sec.__getitem__, 2.0)
+    mem = 2.0 * math.fsum(size) / max(n_accelerators, 1)
+    return PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(tensors), n_accelerators=n_accelerators,
+                             n_cpus=n_cpus, size_bytes=tuple(size), acc_memory_bytes=mem, backward=tuple(backward),
+                             colour=tuple(colour), objective=objective, contiguity=contiguity,
+                             name=f"inception-layers{'-training' if training else ''}-s{seed}",
+                             meta={"generator": "splitopt.instances.placement_gen.inception_layer_graph", "seed": seed,
+                                   "training": training})
+
+
+__all__ = ["operator_graph", "layer_graph", "lstm_layer_graph", "inception_layer_graph", "size_params", "KINDS"]

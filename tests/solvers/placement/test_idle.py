@@ -206,3 +206,20 @@ def test_contracted_is_built_once_per_instance_and_flags():
     for o in others:
         contracted(o)
     assert contracted(a) is not ca  # ... a few only
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_inception_layer_graph_has_the_shape_of_the_peers(training):
+    """:func:`inception_layer_graph`: 313 layers (626 with the backward mirror, each backward layer in
+    its forward layer's class), tens of thousands of ideals (the peer's Inception-v3 layer graph, 326
+    layers: its DP does not finish in 600 s); the compiled listing and the Python one count alike."""
+    from splitopt.instances.placement_gen import inception_layer_graph
+    from splitopt.solvers.placement.idealdp import _compiled, list_ideals
+
+    inst = inception_layer_graph(0, training=training)
+    assert inst.n_nodes == 313 * (2 if training else 1)
+    con = Contracted(inst)
+    assert con.n == 313
+    py = list_ideals(con, cap=100_000)
+    assert py is not None and 20_000 < len(py[0]) < 60_000
+    assert _compiled(con, None, 100_000).n_ideals == len(py[0])
