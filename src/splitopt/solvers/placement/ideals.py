@@ -27,7 +27,7 @@ incumbent can pass through:
 For ``max-load``, once the searches from either end have had their first short rounds
 (:data:`DP_AFTER`), the DP over *all* ideals of :mod:`.idealdp` runs with half the time left
 (:data:`DP_NOW_SHARE` of it on many ideals) where
-the ideals can be listed (up to 200,000): vectorised, it proves graphs of parallel branches (the
+the ideals can be listed (up to 2,000,000): compiled, it proves graphs of parallel branches (the
 peer's GNMT layer-graph shape) 20-30x faster than this search; where it gives way (a grid of LSTM
 cells), the search goes on.
 
