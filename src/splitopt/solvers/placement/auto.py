@@ -103,7 +103,10 @@ DP_SHARE = 0.75
 be listed for its DP (:mod:`.idealdp`; objective max-load): exact, it needed about 0.1 ms an ideal
 (three branches of 50 layers, 78,083 ideals: 9 s; four of 20, 132,743: 18 s; measured 2026-11-24),
 where the MILP left these open at 60 s (rule 1b); compiled since 2026-11-27, the whole ideal step
-proves the 50-layer branches in 6-10 s on a machine 3-5x slower than that day's (25 s before)."""
+proves the 50-layer branches in 6-10 s on a machine 3-5x slower than that day's (25 s before), and
+in 4.1 s once the listing was compiled too (the same evening). Whether the ideals can be listed is
+asked with ``load`` where this share is at least :data:`~.idealdp.LOAD_WORTH`: beyond 20,000
+ideals the test needs the compiled listing, whose first call loads numba (0.9 s)."""
 
 WRAP_S, WRAP_SHARE = 0.25, 0.03
 """The steps' deadline is the limit less min(WRAP_S, WRAP_SHARE x limit)."""
