@@ -439,3 +439,21 @@ def test_obvious_infeasibility_is_said_at_once():
     with pytest.raises(InfeasibleSolution, match="accelerators' memory"):
         solve(tight, None, time_limit=600)
     assert solve(tight.with_(n_cpus=1), None, time_limit=600).status == "optimal"
+
+
+def test_no_placement_in_the_time_is_said_with_the_limit_given(monkeypatch):
+    """Where no step finds a placement and one device cannot hold everything, ``auto`` names the
+    limit the caller gave (not its wrapped-up share) and each step's reason; it raised the last
+    step's solver message ("highs returned no solution ... status time_limit") before."""
+    from splitopt.errors import SolverFailed
+    from splitopt.solvers.placement import ideals, milp
+
+    def fail(*a, **k):
+        raise SolverFailed("nothing yet", status="time_limit")
+
+    monkeypatch.setattr(ideals, "solve", fail)
+    monkeypatch.setattr(milp, "solve", fail)
+    monkeypatch.setattr(auto, "_one_device", lambda inst: (None, math.inf))
+    inst = generate(3, n_nodes=8, n_accelerators=2, contiguity="chain")
+    with pytest.raises(SolverFailed, match=r"no placement found within 3 s \(auto; .*nothing yet"):
+        solve(inst, None, time_limit=3)

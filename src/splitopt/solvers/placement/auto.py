@@ -202,9 +202,7 @@ def _step(instance, name, last, time_limit, dl, best, best_v, bound, tried):
         raise
     except (InstanceError, SolverFailed) as exc:
         tried.append({"method": name, "error": str(exc)[:200]})
-        if last and best is None and _one_device(instance)[0] is None:
-            raise
-        return best, best_v, bound, False
+        return best, best_v, bound, False  # (with no placement at the end, solve says why)
     best, best_v, bound = _record(instance, name, r, best, best_v, bound, tried)
     if _closed(best_v, bound) or dl.over():
         return best, best_v, bound, True
@@ -308,7 +306,11 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
         # every node on one device is a placement of every contiguity, where one device can hold it
         best, best_v = _one_device(instance)
         if best is None:
-            raise dl.no_answer(" (auto)")
+            why = "; ".join(f"{t['method']}: {t['error']}" for t in tried if "error" in t)
+            limit = "" if time_limit is None else f" within {time_limit:g} s"
+            raise SolverFailed(f"time_limit: no placement found{limit} (auto"
+                               + (f"; {why}" if why else "") + "): a longer --time-limit may find one",
+                               status="time_limit")
         tried.append({"method": "one-device", "value": best_v})
     if not math.isfinite(bound):
         # no step proved a bound in the time (a 4,156-node graph, chain, 5 s on a machine running
