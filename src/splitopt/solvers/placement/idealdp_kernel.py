@@ -51,16 +51,14 @@ def list_run(state, budget, cap, preds, succ_ptr, succ_idx, touch_ptr, touch_idx
     made = 0
     while top > 0:
         i = stack[top - 1]
-        width = 0
-        for w in range(W):
-            width += _popcount(fronts[i, w])
-        maxt = 0
+        width = maxt = 0  # the frontier's size and its largest tensor list: room for the children
         for w in range(W):
             f = fronts[i, w]
             while f:
                 low = f & (~f + np.uint64(1))
                 s = w * 64 + _popcount(low - np.uint64(1))
                 f ^= low
+                width += 1
                 maxt = max(maxt, touch_ptr[s + 1] - touch_ptr[s])
         if N + width > rows.shape[0] or nc + width * (cut_ptr[i + 1] - cut_ptr[i] + maxt) > cut_idx.shape[0]:
             state[0], state[1], state[2] = N, top, nc

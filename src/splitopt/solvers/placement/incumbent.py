@@ -93,25 +93,24 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None, note
         ls_lim = lim  # the chain local search's, after an ideal search that stopped short
         if chain_dp and listable(chain, dp_lim, load=time_limit is None or DP_SHARE * time_limit >= LOAD_WORTH):
             lim = 30.0 if time_limit is None else DP_SHARE * time_limit
-        try:
-            if within(lim) <= 0:
-                raise InfeasibleSolution("no time left for the chain search")
-            r = ideals.solve(chain, time_limit=within(lim), incumbent=best, linearised=False)
-            a = r.assignment
-            if r.status != "optimal":
-                # the chain local search where the ideal search stopped short (as auto's rule 1c
-                # does for chain): the GNMT-like 591-node convex answer was 41.40 ms against the
-                # chain answer's 41.10 ms, though every chain placement is convex
-                from splitopt.solvers.placement.chainls import chain_search
+        if within(lim) > 0:  # (the phase's time may be spent)
+            try:
+                r = ideals.solve(chain, time_limit=within(lim), incumbent=best, linearised=False)
+                a = r.assignment
+                if r.status != "optimal":
+                    # the chain local search where the ideal search stopped short (as auto's rule 1c
+                    # does for chain): the GNMT-like 591-node convex answer was 41.40 ms against the
+                    # chain answer's 41.10 ms, though every chain placement is convex
+                    from splitopt.solvers.placement.chainls import chain_search
 
-                a = chain_search(chain, a, time_limit=within(ls_lim))
-                if notes is not None and instance.contiguity == "convex" and r.info.get("orphan_classes"):
-                    notes["chain_bracket"] = (chain, a, r.bound, ls_lim)
-            v = evaluate(instance, a)[0]
-            if v < best_v:
-                best, best_v = a, v
-        except (InstanceError, InfeasibleSolution):
-            pass
+                    a = chain_search(chain, a, time_limit=within(ls_lim))
+                    if notes is not None and instance.contiguity == "convex" and r.info.get("orphan_classes"):
+                        notes["chain_bracket"] = (chain, a, r.bound, ls_lim)
+                v = evaluate(instance, a)[0]
+                if v < best_v:
+                    best, best_v = a, v
+            except (InstanceError, InfeasibleSolution):
+                pass
         if best is None:
             # nothing within the limit (a 4,000-node graph with a few seconds): one device for
             # everything, a placement of every contiguity wherever it fits, for the descent to improve

@@ -440,8 +440,7 @@ def _milp_phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, ear
             # still a bound of the relaxation but not trusted here: the other placements and the
             # combinatorial bound answer (it raised before: no answer for a feasible instance)
             info["milp_refused"] = str(exc)
-            bound = None
-            if res.status == "optimal":
+            if res.status == "optimal":  # ("numerical" below: the combinatorial bound answers)
                 res = SimpleNamespace(**{**vars(res), "status": "numerical"})
     if inc is not None:
         cand.append((inc_val, inc, inc_src))
