@@ -120,6 +120,31 @@ def test_relaxation_bound_passes_the_lps_with_branching():
     assert evaluate(inst, bp.assignment)[0] >= opt * (1 - 1e-9)
 
 
+def test_dives_beside_the_branch_and_price_only_near_the_threshold(monkeypatch):
+    # where the branch and price decides values, a value the LP reaches k at gets a dive only just
+    # above the largest proven value (within 2.5 climbs) and only where its Lagrangian is within
+    # DIVE_SLACK of k; a dive's placement is real (never below the optimum) and the bound holds
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement import colgen
+
+    inst = layer_graph(13, 3, 4, training=True, n_accelerators=3, n_cpus=1, contiguity="none")
+    opt = solve(inst, "milp").objective
+    monkeypatch.setattr(colgen, "DIVE_SLACK", 1.0)  # every Lagrangian qualifies: the window decides
+    r = relaxation(inst, time_limit=20, target_gap=1e-9)
+    tried = r.info["tried"]
+    assert any("branch_and_price" in t for t in tried)
+    dives = [i for i, t in enumerate(tried) if "dive" in t]
+    assert dives  # (the test can fail: no dive at all)
+    for i in dives:
+        below = [t["V"] for t in tried[:i] if t.get("verdict") == "proven"]
+        assert tried[i]["verdict"] == "no" and below
+        assert tried[i]["V"] <= max(below) * (1 + 2.5 * 0.8e-3) * (1 + 1e-12)
+        assert tried[i]["dive"] >= opt * (1 - 1e-9)
+    assert r.bound <= opt * (1 + 1e-9) and evaluate(inst, r.assignment)[0] >= opt * (1 - 1e-9)
+    monkeypatch.setattr(colgen, "DIVE_SLACK", -1.0)  # no Lagrangian qualifies: no dive
+    assert not any("dive" in t for t in relaxation(inst, time_limit=20, target_gap=1e-9).info["tried"])
+
+
 @pytest.mark.parametrize("contiguity", ("none", "convex"))
 @pytest.mark.parametrize("seed", range(8))
 def test_relaxation_certifies_only_true_optima(seed, contiguity):

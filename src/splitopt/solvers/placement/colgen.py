@@ -78,8 +78,9 @@ below the incumbent, then climbs from the largest proven value in steps of ``0.8
 (near the LP's threshold the LP is tight: proofs raise the bound there and dives find placements),
 aiming at ``(1 - target_gap)`` times the incumbent.
 
-Branch and price (since 2026-11-25, :mod:`.branchprice`): where the DP prices, the LP alone only
-brackets its own threshold (no dives), and then values between the largest proven one and the best
+Branch and price (since 2026-11-25, :mod:`.branchprice`): where the DP prices, the LP alone
+brackets its own threshold (with a dive only at a value just above the largest proven one where
+the LP is nearly tight, :data:`DIVE_SLACK`, since 2026-11-27), and then values between the largest proven one and the best
 placement are decided by branch and price, halfway each time (below a value left undecided after
 one): a proof raises the bound past the LP's, a leaf's placement lowers the incumbent, and the
 re-placement that :mod:`.milp` runs beside publishes its placements to the search
@@ -180,6 +181,20 @@ non-contiguous at 3 s, the answer was 514 ms with them, 9.8 ms without (2026-11-
 went was not traced)."""
 
 
+DIVE_SLACK = 5e-3
+"""Where the branch and price decides values (the DP prices), a value the LP reaches ``k`` at
+within ``2.5 x`` the climb above the largest proven value, with its Lagrangian bound within this
+share of ``k``, gets a dive too (at most 10 s or a quarter of the time left); elsewhere the dives
+stay as before. Since 2026-11-27 (night), measured with ``auto`` at 60 s on the same machine, one
+or two runs each (the branch and price often decides nothing on these before the time is up):
+ResNet-50 non-contiguous 0.105 % (the table of that evening) -> 0.024 % and 0.057 %, the
+Inception-like 313-layer graph non-contiguous 0.48 % -> 0.0001 % and 0.014 %, the Inception-like
+300-node operator graph 0.23 % -> 0.078 % (a run with no dive under this slack: 0.23 %). On the
+BERT-like 1,507-node training graph the LP's Lagrangian stays 1.3 % below ``k`` near its threshold,
+so no dive: with one, the branch and price that finds its best placement had 8 s less (0.31 % ->
+1.0 %)."""
+
+
 def relaxation(instance: PlacementInstance, time_limit: float | None = None, target_gap: float = 1e-3,
                incumbent=None, steps: int = 20, first_step: float = 6e-3, branch: bool = True,
                polled=None, lower_bound: float | None = None) -> AlgoResult:
@@ -191,7 +206,8 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     after a refuted value the next is at most ``step`` lower (0.3 %, doubling while values are
     refuted in a row). Where the LP reaches ``k`` at ``V`` ("no"), a dive (where the Lagrangian is
     within 0.2 % of ``k``) and :func:`_restricted_mip` over the columns and the incumbent's sets look
-    for a placement of value ``<= U``; a better one lowers ``U`` and the target with it (ResNet-50:
+    for a placement of value ``<= U``; where the branch and price will decide values, only the dive,
+    and only near the largest proven value (:data:`DIVE_SLACK`); a better one lowers ``U`` and the target with it (ResNet-50:
     a dive at 33.229 ms found 33.2245 ms). ``incumbent``: a placement (default:
     :func:`~splitopt.solvers.placement.lns.solve`, or the MILP's incumbent phase for
     ``chain``, with 0.2 of ``time_limit``). Each value gets the time left less a fifth (at most 10 s)
@@ -337,13 +353,15 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             # the LP reaches k at V: look for placements in it (a dive, then the best partition of
             # the columns with the incumbent's own sets, which always has a solution)
             v, a = math.inf, None
-            if not searching and (L >= d.k * (1 - 2e-3) or (lo > lb and V <= lo * (1 + 2.5 * climb))):
+            near = lo > lb and V <= lo * (1 + 2.5 * climb)
+            if (not searching and (L >= d.k * (1 - 2e-3) or near)) or (searching and near and L >= d.k * (1 - DIVE_SLACK)):
                 # a dive pays only where the LP is tight (ResNet-50: at 0.5 % of slack every column
                 # the dive placed left an infeasible rest; at 0.1 % it found 33.224 ms; from
                 # scratch at 33.223-33.24 ms, 0.02-0.07 % above the LP's threshold, 5 dives of 6
                 # found 33.222-33.235 ms)
                 rest = left()
-                dive_end = None if rest is None else time.perf_counter() + min(30.0, 0.5 * rest)
+                dive_end = None if rest is None else time.perf_counter() + (min(30.0, 0.5 * rest) if not searching
+                                                                          else min(10.0, 0.25 * rest))
                 v, a = score(cg.dive(dive_end))
                 cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
                 if a is None and proven_cols and (rest is None or left() > 0.4 * rest):
