@@ -143,6 +143,12 @@ def test_dives_beside_the_branch_and_price_only_near_the_threshold(monkeypatch):
     assert r.bound <= opt * (1 + 1e-9) and evaluate(inst, r.assignment)[0] >= opt * (1 - 1e-9)
     monkeypatch.setattr(colgen, "DIVE_SLACK", -1.0)  # no Lagrangian qualifies: no dive
     assert not any("dive" in t for t in relaxation(inst, time_limit=20, target_gap=1e-9).info["tried"])
+    # convex: no such dive (they found nothing there and took the branching's time); without the
+    # rule this instance dives at its third value the LP reaches k at
+    monkeypatch.setattr(colgen, "DIVE_SLACK", 1.0)
+    conv = inst.with_(contiguity="convex")
+    tried = relaxation(conv, time_limit=20, target_gap=1e-9).info["tried"]
+    assert any(t.get("verdict") == "no" for t in tried) and not any("dive" in t for t in tried)
 
 
 @pytest.mark.parametrize("contiguity", ("none", "convex"))

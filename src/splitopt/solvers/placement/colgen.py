@@ -79,8 +79,8 @@ below the incumbent, then climbs from the largest proven value in steps of ``0.8
 aiming at ``(1 - target_gap)`` times the incumbent.
 
 Branch and price (since 2026-11-25, :mod:`.branchprice`): where the DP prices, the LP alone
-brackets its own threshold (with a dive only at a value just above the largest proven one where
-the LP is nearly tight, :data:`DIVE_SLACK`, since 2026-11-27), and then values between the largest proven one and the best
+brackets its own threshold (with a dive, non-contiguous only, at a value just above the largest
+proven one where the LP is nearly tight, :data:`DIVE_SLACK`, since 2026-11-27), and then values between the largest proven one and the best
 placement are decided by branch and price, halfway each time (below a value left undecided after
 one): a proof raises the bound past the LP's, a leaf's placement lowers the incumbent, and the
 re-placement that :mod:`.milp` runs beside publishes its placements to the search
@@ -182,10 +182,12 @@ went was not traced)."""
 
 
 DIVE_SLACK = 5e-3
-"""Where the branch and price decides values (the DP prices), a value the LP reaches ``k`` at
-within ``2.5 x`` the climb above the largest proven value, with its Lagrangian bound within this
-share of ``k``, gets a dive too (at most 10 s or a quarter of the time left); elsewhere the dives
-stay as before. Since 2026-11-27 (night), measured with ``auto`` at 60 s on the same machine, one
+"""Where the branch and price decides values (the DP prices) of a non-contiguous instance, a value
+the LP reaches ``k`` at within ``2.5 x`` the climb above the largest proven value, with its
+Lagrangian bound within this share of ``k``, gets a dive too (at most 10 s or a quarter of the time
+left); elsewhere the dives stay as before. Not for ``convex``: there the dives found nothing and
+took the branch and price's time (three branches of 50 layers, two dives of 18 s in all: 0.022 %
+-> 0.18 % open; the Inception-like layer graph 0.44 % -> 0.52 %; 2026-11-27 22:29 UTC table). Since 2026-11-27 (night), measured with ``auto`` at 60 s on the same machine, one
 or two runs each (the branch and price often decides nothing on these before the time is up):
 ResNet-50 non-contiguous 0.105 % (the table of that evening) -> 0.024 % and 0.057 %, the
 Inception-like 313-layer graph non-contiguous 0.48 % -> 0.0001 % and 0.014 %, the Inception-like
@@ -207,7 +209,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     refuted in a row). Where the LP reaches ``k`` at ``V`` ("no"), a dive (where the Lagrangian is
     within 0.2 % of ``k``) and :func:`_restricted_mip` over the columns and the incumbent's sets look
     for a placement of value ``<= U``; where the branch and price will decide values, only the dive,
-    and only near the largest proven value (:data:`DIVE_SLACK`); a better one lowers ``U`` and the target with it (ResNet-50:
+    only near the largest proven value and only for ``none`` (:data:`DIVE_SLACK`); a better one lowers ``U`` and the target with it (ResNet-50:
     a dive at 33.229 ms found 33.2245 ms). ``incumbent``: a placement (default:
     :func:`~splitopt.solvers.placement.lns.solve`, or the MILP's incumbent phase for
     ``chain``, with 0.2 of ``time_limit``). Each value gets the time left less a fifth (at most 10 s)
@@ -354,7 +356,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             # the columns with the incumbent's own sets, which always has a solution)
             v, a = math.inf, None
             near = lo > lb and V <= lo * (1 + 2.5 * climb)
-            if (not searching and (L >= d.k * (1 - 2e-3) or near)) or (searching and near and L >= d.k * (1 - DIVE_SLACK)):
+            if (not searching and (L >= d.k * (1 - 2e-3) or near)) or (searching and near and instance.contiguity == "none" and L >= d.k * (1 - DIVE_SLACK)):
                 # a dive pays only where the LP is tight (ResNet-50: at 0.5 % of slack every column
                 # the dive placed left an infeasible rest; at 0.1 % it found 33.224 ms; from
                 # scratch at 33.223-33.24 ms, 0.02-0.07 % above the LP's threshold, 5 dives of 6
