@@ -185,16 +185,17 @@ DIVE_SLACK = 5e-3
 """Where the branch and price decides values (the DP prices) of a non-contiguous instance, a value
 the LP reaches ``k`` at within ``2.5 x`` the climb above the largest proven value, with its
 Lagrangian bound within this share of ``k``, gets a dive too (at most 10 s or a quarter of the time
-left); elsewhere the dives stay as before. Not for ``convex``: there the dives found nothing and
-took the branch and price's time (three branches of 50 layers, two dives of 18 s in all: 0.022 %
--> 0.18 % open; the Inception-like layer graph 0.44 % -> 0.52 %; 2026-11-27 22:29 UTC table). Since 2026-11-27 (night), measured with ``auto`` at 60 s on the same machine, one
-or two runs each (the branch and price often decides nothing on these before the time is up):
-ResNet-50 non-contiguous 0.105 % (the table of that evening) -> 0.024 % and 0.057 %, the
-Inception-like 313-layer graph non-contiguous 0.48 % -> 0.0001 % and 0.014 %, the Inception-like
-300-node operator graph 0.23 % -> 0.078 % (a run with no dive under this slack: 0.23 %). On the
-BERT-like 1,507-node training graph the LP's Lagrangian stays 1.3 % below ``k`` near its threshold,
-so no dive: with one, the branch and price that finds its best placement had 8 s less (0.31 % ->
-1.0 %)."""
+left); elsewhere the dives stay as before. Since 2026-11-27 (night); measured with ``auto`` at 60 s,
+one process at a time (the branch and price often decides nothing on these before the time is up;
+a dive finds a placement or not from run to run): ResNet-50 non-contiguous 0.105 % (the table of
+that evening) -> 0.024-0.057 % in five runs; the Inception-like 313-layer graph 0.48 % -> 0.0001 %,
+0.014 %, optimal in 50 s, and twice 0.49 % (dives that found nothing); the Inception-like 300-node
+operator graph 0.23 % -> 0.078 % in three runs of five (0.23 % in the others). On the BERT-like
+1,507-node training graph the LP's Lagrangian stays 1.3 % below ``k`` near its threshold, so no
+dive: with one, the branch and price that finds its best placement had 8 s less (0.31 % -> 1.0 %).
+Not for ``convex``: there the dives found nothing and took the branch and price's time (three
+branches of 50 layers, two dives of 18 s in all: 0.18 % open at 60 s, against 0.022 % and 0.011 %
+in the tables before and after; one run each)."""
 
 
 def relaxation(instance: PlacementInstance, time_limit: float | None = None, target_gap: float = 1e-3,
