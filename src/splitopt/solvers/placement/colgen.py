@@ -78,17 +78,17 @@ below the incumbent, then climbs from the largest proven value in steps of ``0.8
 (near the LP's threshold the LP is tight: proofs raise the bound there and dives find placements),
 aiming at ``(1 - target_gap)`` times the incumbent.
 
-Branch and price (since 2026-11-25, :mod:`.branchprice`): where the DP prices, the LP alone
-brackets its own threshold (with a dive, non-contiguous only, at a value just above the largest
-proven one where the LP is nearly tight, :data:`DIVE_SLACK`, since 2026-11-27), and then values between the largest proven one and the best
-placement are decided by branch and price, halfway each time (below a value left undecided after
-one): a proof raises the bound past the LP's, a leaf's placement lowers the incumbent, and the
-re-placement that :mod:`.milp` runs beside publishes its placements to the search
-(``polled``). Measured 2026-11-25 (60 s, ``auto``): three branches of 31 layers, training, convex
-0.66 % -> 0.0001 % (the chain optimum 67.586 ms was the incumbent; 67.283 ms found), none 0.32 % ->
-0.16-0.2 %; three branches of 50 layers convex 0.39 % -> 0.0001 %. Where a node takes a second
-(600 classes) or the LP's leaves do not fit in memory (Inception-like, non-contiguous) it decides
-nothing in the time, and the bound is the LP's.
+Branch and price (since 2026-11-25, :mod:`.branchprice`): where the DP prices, the LP alone brackets
+its own threshold (with a dive, non-contiguous only, at a value just above the largest proven one
+where the LP is nearly tight, :data:`DIVE_SLACK`, since 2026-11-27), and then values between the
+largest proven one and the best placement are decided by branch and price, halfway each time (below
+a value left undecided after one): a proof raises the bound past the LP's, a leaf's placement lowers
+the incumbent, and the re-placement that :mod:`.milp` runs beside publishes its placements to the
+search (``polled``). Measured 2026-11-25 (60 s, ``auto``): three branches of 31 layers, training,
+convex 0.66 % -> 0.0001 % (the chain optimum 67.586 ms was the incumbent; 67.283 ms found), none
+0.32 % -> 0.16-0.2 %; three branches of 50 layers convex 0.39 % -> 0.0001 %. Where a node takes a
+second (600 classes) or the LP's leaves do not fit in memory (Inception-like, non-contiguous) it
+decides nothing in the time, and the bound is the LP's.
 
 Certifying the incumbent (since 2026-11-25, later): the LP reaches ``k`` just below the optimum
 (about 1e-6 below on the workloads measured), so its best is a gap of 1e-6, not the package's
@@ -188,9 +188,9 @@ Lagrangian bound within this share of ``k``, gets a dive too (at most 10 s or a 
 left); elsewhere the dives stay as before. Since 2026-11-27 (night); measured with ``auto`` at 60 s,
 one process at a time (the branch and price often decides nothing on these before the time is up;
 a dive finds a placement or not from run to run): ResNet-50 non-contiguous 0.105 % (the table of
-that evening) -> 0.024-0.057 % in five runs; the Inception-like 313-layer graph 0.48 % -> 0.0001 %,
-0.014 %, optimal in 50 s, and twice 0.49 % (dives that found nothing); the Inception-like 300-node
-operator graph 0.23 % -> 0.078 % in three runs of five (0.23 % in the others). On the BERT-like
+that evening) -> 0.024-0.057 % in four runs; the Inception-like 313-layer graph 0.48 % -> 0.0001 %,
+0.014 %, optimal in 50 s, and 0.49 % (dives that found nothing); the Inception-like 300-node
+operator graph 0.23 % -> 0.078 % in three runs of four (0.23 % in the other). On the BERT-like
 1,507-node training graph the LP's Lagrangian stays 1.3 % below ``k`` near its threshold, so no
 dive: with one, the branch and price that finds its best placement had 8 s less (0.31 % -> 1.0 %).
 Not for ``convex``: there the dives found nothing and took the branch and price's time (three
@@ -204,20 +204,20 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     """The configuration-LP bound with price-and-branch placements (module docstring).
 
     From an incumbent of value ``U``, values ``V`` are decided one after another: first
-    ``(1 - first_step) U`` (0.3 % below), then the target ``(1 - target_gap) U`` while no value at or
-    below it is refuted, else halfway between the largest proven and the smallest refuted value;
-    after a refuted value the next is at most ``step`` lower (0.3 %, doubling while values are
-    refuted in a row). Where the LP reaches ``k`` at ``V`` ("no"), a dive (where the Lagrangian is
-    within 0.2 % of ``k``) and :func:`_restricted_mip` over the columns and the incumbent's sets look
-    for a placement of value ``<= U``; where the branch and price will decide values, only the dive,
-    only near the largest proven value and only for ``none`` (:data:`DIVE_SLACK`); a better one lowers ``U`` and the target with it (ResNet-50:
-    a dive at 33.229 ms found 33.2245 ms). ``incumbent``: a placement (default:
-    :func:`~splitopt.solvers.placement.lns.solve`, or the MILP's incumbent phase for
-    ``chain``, with 0.2 of ``time_limit``). Each value gets the time left less a fifth (at most 10 s)
-    for the dive and the restricted MILP; one part in 50 of the limit (at most 1 s) is kept for the
-    end. Returns the best placement (evaluated) and ``bound`` the largest value proven (one part in
-    1e9 below it, for the solvers' tolerances); ``info["tried"]`` lists every value, its verdict,
-    Lagrangian bound, columns, the clock, and the placements found there.
+    ``(1 - first_step) U`` (0.3 % below), then the target ``(1 - target_gap) U`` while no value at or below
+    it is refuted, else halfway between the largest proven and the smallest refuted value; after a
+    refuted value the next is at most ``step`` lower (0.3 %, doubling while values are refuted in a
+    row). Where the LP reaches ``k`` at ``V`` ("no"), a dive (where the Lagrangian is within 0.2 %
+    of ``k``) and :func:`_restricted_mip` over the columns and the incumbent's sets look for a
+    placement of value ``<= U``; where the branch and price will decide values, only the dive, only
+    near the largest proven value and only for ``none`` (:data:`DIVE_SLACK`); a better one lowers
+    ``U`` and the target with it (ResNet-50: a dive at 33.229 ms found 33.2245 ms). ``incumbent``: a
+    placement (default: :func:`~splitopt.solvers.placement.lns.solve`, or the MILP's incumbent phase
+    for ``chain``, with 0.2 of ``time_limit``). Each value gets the time left less a fifth (at most
+    10 s) for the dive and the restricted MILP; one part in 50 of the limit (at most 1 s) is kept
+    for the end. Returns the best placement (evaluated) and ``bound`` the largest value proven (one
+    part in 1e9 below it, for the solvers' tolerances); ``info["tried"]`` lists every value, its
+    verdict, Lagrangian bound, columns, the clock, and the placements found there.
 
     ``branch``: decide values by branch and price (:mod:`.branchprice`) once the LP's threshold is
     bracketed (module docstring; default). ``polled``: a callable returning a placement (device
@@ -357,14 +357,19 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             # the columns with the incumbent's own sets, which always has a solution)
             v, a = math.inf, None
             near = lo > lb and V <= lo * (1 + 2.5 * climb)
-            if (not searching and (L >= d.k * (1 - 2e-3) or near)) or (searching and near and instance.contiguity == "none" and L >= d.k * (1 - DIVE_SLACK)):
+            if searching:  # beside the branch and price: near, non-contiguous, tight (DIVE_SLACK)
+                dive = near and instance.contiguity == "none" and L >= d.k * (1 - DIVE_SLACK)
+            else:
+                dive = L >= d.k * (1 - 2e-3) or near
+            if dive:
                 # a dive pays only where the LP is tight (ResNet-50: at 0.5 % of slack every column
                 # the dive placed left an infeasible rest; at 0.1 % it found 33.224 ms; from
                 # scratch at 33.223-33.24 ms, 0.02-0.07 % above the LP's threshold, 5 dives of 6
                 # found 33.222-33.235 ms)
                 rest = left()
-                dive_end = None if rest is None else time.perf_counter() + (min(30.0, 0.5 * rest) if not searching
-                                                                          else min(10.0, 0.25 * rest))
+                dive_end = None
+                if rest is not None:
+                    dive_end = time.perf_counter() + (min(10.0, 0.25 * rest) if searching else min(30.0, 0.5 * rest))
                 v, a = score(cg.dive(dive_end))
                 cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
                 if a is None and proven_cols and (rest is None or left() > 0.4 * rest):
