@@ -796,3 +796,23 @@ def test_window_columns_fit_are_maximal_and_leave_the_lp_verdict(seed, contiguit
         v1, _l1 = cg1.run(d.k, None)
         assert v0 == v1 and v0 in ("proven", "no")
     assert seen > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("share", (0.0, 0.999))
+def test_classes_larger_than_memory_are_on_cpu_cores_only(seed, share):
+    # a class larger than an accelerator's memory (or any class with bytes, at a capacity of 0) is
+    # in no column: the LP's bound stays below the brute-force optimum, and its memory pricing sees
+    # no infinite share (at capacity 0 its lines were NaN: RuntimeWarning, turned into an error here)
+    import warnings
+
+    base = case(seed, memory=True)
+    d0 = _Data(base)
+    inst = base.with_(acc_memory_bytes=share * float(d0.size.max()))
+    d = _Data(inst)
+    assert not d.sup[int(np.argmax(d0.size))]
+    opt = solve(inst, "bruteforce").objective
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = solve(inst, "colgen", time_limit=20)
+    assert r.bound <= opt * (1 + 1e-9)

@@ -30,6 +30,11 @@ class _Data:
         self.tens = [(gu, gs, float(sec)) for gu, gs, sec, _b in class_tensors(instance)[1]]
         self.k, self.l = instance.n_accelerators, instance.n_cpus
         self.cap = instance.acc_memory_bytes
+        if self.cap is not None:
+            # a class larger than an accelerator's memory is on a CPU core in every placement: no
+            # column holds it (with a capacity of 0 its memory share was infinite, and the memory
+            # pricing's lines NaN)
+            self.sup &= self.size <= self.cap
         # contiguity "convex" where convexity of class sets is that of their nodes
         # (:meth:`_class_level_convexity`; a training graph's classes pair a forward node with its
         # backward nodes, an operator graph's an operator with its weights and the nodes it alone
