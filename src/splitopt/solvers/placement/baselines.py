@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 
 import numpy as np
 
@@ -44,8 +45,6 @@ def _run_costs(con: Contracted, cap: float | None, deadline: float | None = None
     ``j < p``, the mirror image with the consumers before ``p``. The rectangles go into a
     two-dimensional difference array summed once (the loop over runs it replaces took 2.5 s on
     2,000 super-nodes; a graph's gradients flow against the topological order, hence both sides)."""
-    import time
-
     n = con.n
     cw = np.array(con.cpuw, dtype=float)
     aw = np.array(con.accw, dtype=float)
@@ -116,8 +115,6 @@ def greedy_blocks(instance: PlacementInstance, con: Contracted,
     with the best so far). What the linearised DP falls back on when its O(n^2) run costs do not
     fit its deadline (a 6,083-node training graph within 3 s: every node on one device before, 78
     times the optimum's value)."""
-    import time
-
     n, k, l_ = con.n, instance.n_accelerators, instance.n_cpus
     cap = math.inf if instance.acc_memory_bytes is None else instance.acc_memory_bytes * (1 - 1e-12)
     tens = con.tensors
@@ -202,8 +199,6 @@ def linearised_blocks(instance: PlacementInstance, con: Contracted | None = None
     k, l_ = instance.n_accelerators, instance.n_cpus
     costs = _run_costs(con, instance.acc_memory_bytes, deadline)
     if costs is None:
-        import time
-
         return greedy_blocks(instance, con, time.perf_counter() + GREEDY_SECONDS)
     acc, cpu = costs
     # dp[c][f][j]: best bottleneck of the first j super-nodes on c CPU cores and f accelerators
@@ -407,8 +402,6 @@ def improve(instance: PlacementInstance, assignment, time_limit: float | None = 
     its incumbent (the chain optimum) before the solver starts: on ResNet-50 non-contiguous it
     lowers 33.77 ms to 33.36 ms in about 5 s. Returns the final placement (never worse
     than the start)."""
-    import time
-
     from splitopt.models.placement import device_indices
 
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
