@@ -352,8 +352,9 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             gallop *= GALLOP
             continue
         gallop = 1.0
-        if verdict == "no":
-            # the LP reaches k at V: look for placements in it (a dive, then the best partition of
+        if verdict in ("no", "undecided"):
+            # the LP reaches k at V (or may: "undecided", the memory row's duality gap open): look
+            # for placements in it (a dive, then the best partition of
             # the columns with the incumbent's own sets, which always has a solution)
             v, a = math.inf, None
             near = lo > lb and V <= lo * (1 + 2.5 * climb)
@@ -376,7 +377,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
                     # again from the columns of the last proven value (a fresh LP state: from
                     # there dives at three values near ResNet-50's threshold all succeeded)
                     again = _ColGen(d, V, proven_cols, cpu_columns=proven_cpu)
-                    if again.run(d.k, dive_end)[0] == "no":
+                    if again.run(d.k, dive_end)[0] in ("no", "undecided"):
                         v, a = score(again.dive(dive_end))
                 tried[-1]["dive"] = v
             if a is None and not searching:
