@@ -202,6 +202,10 @@ def test_chain_milp_closes_an_open_bracket_for_the_convex_incumbent(seed, monkey
     notes: dict = {}
     incumbent.incumbent(inst.with_(contiguity="convex"), 10.0, notes)
     assert "chain_bracket" in notes and notes["chain_bracket"][0].contiguity == "chain"
+    assert notes["chain_bracket"][3] == pytest.approx(0.25 * 10.0)  # a quarter of a short limit
+    long: dict = {}
+    incumbent.incumbent(inst.with_(contiguity="convex"), 200.0, long)
+    assert long["chain_bracket"][3] == incumbent.BRACKET_SECONDS  # capped (5 s before 2026-11-28)
     convex = inst.with_(contiguity="convex")
     r = milp.solve(convex, time_limit=30.0)
     v = evaluate(convex, r.assignment)[0]
