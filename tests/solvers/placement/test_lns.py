@@ -128,3 +128,42 @@ def test_a_sub_milp_build_is_paid_out_of_the_limit(monkeypatch):
     r = lns(inst, start, time_limit=4.0, sub_time=2.0)
     assert r.info["stopped_by_time"] and len(gives) == 2  # the test can fail: six sets were left
     assert gives[0] == 2.0 and clock.now <= 100.0 + 4.0
+
+
+def _no_heuristic_start():
+    """Small instances with memory that brute force solves and on which the incumbent phase's
+    heuristics (linearised DP, chain optimum, one device) find no placement; and one with none."""
+    from splitopt.errors import InfeasibleSolution
+    from splitopt.solvers.placement.incumbent import incumbent
+
+    found, infeasible = [], None
+    for seed in range(240, 320, 2):
+        inst = generate(seed, n_nodes=8, n_accelerators=2, n_cpus=0, skips=3, memory=True, colours=seed % 3,
+                        contiguity="none", training=seed % 4 == 3)
+        try:
+            opt = solve(inst, "bruteforce").objective
+        except InfeasibleSolution:
+            infeasible = infeasible or inst
+            continue
+        if incumbent(inst, 5.0)[0] is None:
+            found.append((inst, opt))
+    return found, infeasible
+
+
+def test_lns_and_colgen_start_from_the_milp_where_the_heuristics_find_nothing():
+    # until 2026-11-28 lns and colgen refused these feasible instances ("no feasible starting
+    # placement found"); the MILP's first placement starts them now, and an instance with no
+    # placement at all is refused as such
+    from splitopt.errors import InfeasibleSolution
+    from splitopt.solvers.placement import colgen
+    from splitopt.solvers.placement import lns as lns_mod
+
+    found, infeasible = _no_heuristic_start()
+    assert len(found) >= 3 and infeasible is not None
+    for inst, opt in found[:5]:
+        r = lns_mod.solve(inst, time_limit=5.0)
+        assert evaluate(inst, r.assignment)[0] >= opt * (1 - 1e-9)
+        c = colgen.relaxation(inst, time_limit=5.0, target_gap=0.0)
+        assert c.bound <= opt * (1 + 1e-9) <= evaluate(inst, c.assignment)[0] * (1 + 2e-9)
+    with pytest.raises(InfeasibleSolution, match="no placement exists"):
+        lns_mod.solve(infeasible, time_limit=5.0)

@@ -220,8 +220,10 @@ def _publish(path: str, assignment: list[str]) -> None:
 
 def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoResult:
     """Registry entry ``lns``: the device MILP's incumbent phase (linearised DP, chain optimum,
-    descent; up to 0.2 of ``time_limit``), then :func:`lns` with the rest (10 s without a limit).
+    descent; up to 0.2 of ``time_limit``; where it finds nothing, the MILP's first placement,
+    :func:`~.incumbent.first_feasible`), then :func:`lns` with the rest (10 s without a limit).
     A heuristic: no bound."""
+    from splitopt.solvers.placement.incumbent import first_feasible
     from splitopt.solvers.placement.incumbent import incumbent as _incumbent
 
     if instance.contiguity == "chain":
@@ -229,8 +231,12 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
                                           "the device LNS handles 'none' and 'convex'")
     t0 = time.perf_counter()
     start, _v = _incumbent(instance, None if time_limit is None else 0.2 * time_limit)
+    if start is None:  # the heuristics found none: the MILP's first placement, or its proof of none
+        left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.05)
+        start, _v = first_feasible(instance, left)
     if start is None:
-        raise InfeasibleSolution("no feasible starting placement found (memory, support or contiguity)")
+        raise InfeasibleSolution("no feasible starting placement found within the time limit (memory, support "
+                                 "or contiguity); a longer --time-limit may find one")
     rest = 10.0 if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.0)
     return lns(instance, start, time_limit=rest) if rest > 0 else AlgoResult(start, status="time_limit")
 
