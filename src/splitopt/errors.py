@@ -54,6 +54,12 @@ class InfeasibleSolution(SplitoptError, ValueError):
     """A solution violates the instance's constraints (e.g. a server -> device data flow)."""
 
 
+class NoFeasibleSolution(InfeasibleSolution):
+    """The instance has no feasible solution (proven: an infeasible MILP or LP relaxation, memory
+    that cannot hold the nodes), or an algorithm found none within its time limit (the message
+    says which): said of the instance, not of an answer an algorithm returned."""
+
+
 def check_number(path: str, value, *, minimum: float | None = 0.0, strict: bool = False,
                  allow_none: bool = False) -> float | None:
     """Return ``float(value)`` or raise :class:`InstanceError` naming ``path``.

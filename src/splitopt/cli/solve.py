@@ -83,7 +83,7 @@ def cmd_make(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from splitopt.errors import InfeasibleSolution, InstanceError
+    from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution
     from splitopt.families import family_of, solve
     from splitopt.instances import io
 
@@ -122,6 +122,8 @@ def cmd_solve(args) -> int:
         opts.setdefault("solver", "highs")
     try:
         sol = solve(inst, algo, **opts)
+    except NoFeasibleSolution:  # said of the instance (or of the time limit): the message as it is
+        raise
     except InfeasibleSolution as exc:  # e.g. a paper variant as printed: say who produced the split
         raise InfeasibleSolution(f"algorithm {algo!r} returned an infeasible assignment: {exc}") from None
     if args.repeat is not None and args.repeat < 0:

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution
 from splitopt.instances.placement import PlacementInstance
 
 
@@ -232,11 +232,11 @@ def check_placeable(instance: PlacementInstance) -> None:
     for cl in instance.colour_classes:
         size = math.fsum(instance.size_bytes[i] for i in cl)
         if size > cap * (1 + 1e-12):
-            raise InfeasibleSolution(f"colour class of node {instance.nodes[cl[0]]!r} holds {size:.15g} bytes, "
+            raise NoFeasibleSolution(f"colour class of node {instance.nodes[cl[0]]!r} holds {size:.15g} bytes, "
                                      f"more than an accelerator's memory {cap:.15g}, and there is no CPU core")
     total = math.fsum(instance.size_bytes)
     if total > instance.n_accelerators * cap * (1 + 1e-12):
-        raise InfeasibleSolution(f"the nodes hold {total:.15g} bytes, more than the {instance.n_accelerators} "
+        raise NoFeasibleSolution(f"the nodes hold {total:.15g} bytes, more than the {instance.n_accelerators} "
                                  f"accelerators' memory {cap:.15g} each, and there is no CPU core")
 
 

@@ -331,3 +331,20 @@ def test_greedy_split_is_a_chain_placement_no_better_than_the_linearised_optimum
     assert v_greedy >= v_best * (1 - 1e-9)
     late = linearised_blocks(inst, con, deadline=time.perf_counter() - 1.0)
     assert late == greedy
+
+
+def test_lp_and_colgen_name_an_instance_without_placement():
+    # brute force finds no placement; the LP relaxation is infeasible (was SolverFailed) and colgen
+    # on a chain instance whose heuristics find nothing asks the MILP, which proves there is none
+    # (was InstanceError "no feasible placement found to bound against"); 2026-11-28
+    none = generate(402, n_nodes=7, n_accelerators=1, n_cpus=0, skips=2, memory=True, colours=0,
+                    contiguity="none")
+    chain = generate(422, n_nodes=9, n_accelerators=3, n_cpus=0, skips=2, memory=True, colours=2,
+                     contiguity="chain")
+    for inst in (none, chain):
+        with pytest.raises(InfeasibleSolution):
+            solve(inst, "bruteforce")
+    with pytest.raises(InfeasibleSolution, match="LP relaxation is infeasible"):
+        solve(none, "lp", time_limit=10)
+    with pytest.raises(InfeasibleSolution, match="no placement exists"):
+        solve(chain, "colgen", time_limit=10)

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import check_constraints, device_loads, evaluate, objective_of, work_bound
@@ -497,7 +497,7 @@ def bruteforce(instance: PlacementInstance, max_assignments: int = 2_000_000) ->
 
     rec(0, 0, 0)
     if best_p is None:
-        raise InfeasibleSolution("no feasible placement")
+        raise NoFeasibleSolution("no feasible placement")
     val = evaluate(instance, [instance.devices[d] for d in best_p])[0]
     return AlgoResult([instance.devices[d] for d in best_p], status="optimal", bound=val,
                       info={"assignments": count})

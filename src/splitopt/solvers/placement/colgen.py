@@ -123,7 +123,7 @@ import time
 
 import numpy as np
 
-from splitopt.errors import InstanceError
+from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.solvers.placement.branchprice import BranchPrice
@@ -224,9 +224,9 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     names) or ``None``, asked before each such value: the re-placement that :mod:`.milp` runs beside
     publishes its best placement there. ``lower_bound``: a proven lower bound (default: the
     combinatorial bound, computed here with a tenth of the limit at most)."""
-    from splitopt.errors import InfeasibleSolution
     from splitopt.models.placement import evaluate
     from splitopt.solvers.placement.bounds import combinatorial_bound
+    from splitopt.solvers.placement.incumbent import first_feasible
     from splitopt.solvers.placement.incumbent import incumbent as _incumbent
 
     if instance.n_accelerators == 0:
@@ -247,8 +247,11 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             incumbent = lns.solve(instance, time_limit=share).assignment
         else:
             incumbent = _incumbent(instance, share)[0]
+            if incumbent is None:  # the MILP's first placement, or its proof that there is none
+                incumbent = first_feasible(instance, share)[0]
         if incumbent is None:
-            raise InstanceError("instance", "no feasible placement found to bound against")
+            raise NoFeasibleSolution("no placement found to bound against within the time limit; a longer "
+                                     "--time-limit may find one")
     ub = evaluate(instance, incumbent)[0]
     source = "incumbent"
 

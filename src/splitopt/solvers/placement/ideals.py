@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import time
 
-from splitopt.errors import InstanceError
+from splitopt.errors import InstanceError, NoFeasibleSolution
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import cardinality_bound, evaluate, work_bound
@@ -241,10 +241,8 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
                 done, status = True, "optimal"
         limit *= 4
     if best_assign is None:
-        from splitopt.errors import InfeasibleSolution
-
         if status == "optimal":
-            raise InfeasibleSolution("no contiguous placement fits (memory, support, devices)")
+            raise NoFeasibleSolution("no contiguous placement fits (memory, support, devices)")
         raise InstanceError("time_limit", "no contiguous placement found within the limit")
     value = evaluate(instance, best_assign)[0]
     if status != "optimal":
@@ -340,7 +338,7 @@ def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, 
                 info["mirrored"] = {"status": rm.status, "value": cands[-1][0] if cands else None}
     if not cands:
         if r.status == "optimal":
-            raise InfeasibleSolution("no contiguous placement of the orphan classes fits (memory, support)")
+            raise NoFeasibleSolution("no contiguous placement of the orphan classes fits (memory, support)")
         raise InstanceError("time_limit", "no contiguous placement found within the limit")
     value, a, src = min(cands, key=lambda c: c[0])
     bound = min(lb, value)

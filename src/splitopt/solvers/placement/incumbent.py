@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 
-from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate
 from splitopt.solvers.placement.idealdp import LOAD_WORTH, listable
@@ -58,7 +58,7 @@ def first_feasible(instance: PlacementInstance, time_limit: float | None = None)
     left = 10.0 if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.05)
     res = exact.solve(model, "highs", time_limit=left, options={"mip_max_improving_sols": 1})
     if res.status == "infeasible":
-        raise InfeasibleSolution("no placement exists: the device MILP is infeasible (memory, support or "
+        raise NoFeasibleSolution("no placement exists: the device MILP is infeasible (memory, support or "
                                  "contiguity)")
     if not res.has_solution:
         return None, math.inf

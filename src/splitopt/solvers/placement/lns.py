@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import class_data, class_tensors, device_indices, device_loads, evaluate
@@ -235,7 +235,7 @@ def solve(instance: PlacementInstance, time_limit: float | None = None) -> AlgoR
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.05)
         start, _v = first_feasible(instance, left)
     if start is None:
-        raise InfeasibleSolution("no feasible starting placement found within the time limit (memory, support "
+        raise NoFeasibleSolution("no feasible starting placement found within the time limit (memory, support "
                                  "or contiguity); a longer --time-limit may find one")
     rest = 10.0 if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.0)
     return lns(instance, start, time_limit=rest) if rest > 0 else AlgoResult(start, status="time_limit")

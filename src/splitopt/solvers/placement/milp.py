@@ -12,7 +12,7 @@ import math
 import time
 from types import SimpleNamespace
 
-from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
+from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate, work_bound
@@ -448,7 +448,7 @@ def _milp_phase(instance, solver, time_limit, mip_gap, symmetry, t0, polish, ear
         cand.append((evaluate(instance, polished)[0], polished, "lns"))
     if not cand:
         if res.status == "infeasible":
-            raise InfeasibleSolution("the MILP is infeasible: no placement satisfies memory, support and contiguity")
+            raise NoFeasibleSolution("the MILP is infeasible: no placement satisfies memory, support and contiguity")
         raise SolverFailed(f"solver: {solver} returned no solution of the device MILP (status {res.status})"
                            + (f": {res.message}" if res.message else ""), status=res.status)
     val, a, src = min(cand, key=lambda c: c[0])
@@ -510,7 +510,7 @@ def peer_ip(instance: PlacementInstance, solver: str = "highs", time_limit: floa
         info["message"] = res.message
     if not res.has_solution:
         if res.status == "infeasible":
-            raise InfeasibleSolution("the peer's IP is infeasible: no placement satisfies memory, support and "
+            raise NoFeasibleSolution("the peer's IP is infeasible: no placement satisfies memory, support and "
                                      "contiguity")
         raise SolverFailed(f"solver: {solver} found no solution of the peer's IP (status {res.status})"
                            + (f": {res.message}" if res.message else ""), status=res.status)
@@ -528,6 +528,9 @@ def relaxation(instance: PlacementInstance, solver: str = "highs", time_limit: f
 
     model = build_milp(instance, symmetry=True)
     res = exact.solve(model, solver, time_limit=time_limit, relax=True)
+    if res.status == "infeasible":  # the LP relaxation has no solution: neither has the MILP
+        raise NoFeasibleSolution("the LP relaxation is infeasible: no placement satisfies memory, support and "
+                                 "contiguity")
     if not res.has_solution:
         raise SolverFailed(f"solver: {solver} returned no solution of the device LP (status {res.status})",
                            status=res.status)
