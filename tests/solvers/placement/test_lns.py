@@ -167,3 +167,19 @@ def test_lns_and_colgen_start_from_the_milp_where_the_heuristics_find_nothing():
         assert c.bound <= opt * (1 + 1e-9) <= evaluate(inst, c.assignment)[0] * (1 + 2e-9)
     with pytest.raises(InfeasibleSolution, match="no placement exists"):
         lns_mod.solve(infeasible, time_limit=5.0)
+
+
+def test_first_feasible_builds_no_model_it_could_not_finish(monkeypatch):
+    # where the model's estimated build exceeds the limit, no model is built (the limit is kept)
+    from splitopt.models import placement_milp
+    from splitopt.solvers.placement.incumbent import first_feasible
+
+    def refuse(*a, **k):
+        raise AssertionError("built a model it could not finish")
+
+    monkeypatch.setattr(placement_milp, "build_milp", refuse)
+    inst = generate(0, n_nodes=40, n_accelerators=2, n_cpus=1)
+    assert placement_milp.build_seconds(inst) > 0.01
+    assert first_feasible(inst, 0.01) == (None, math.inf)
+    with pytest.raises(AssertionError):  # with time to build it, it does
+        first_feasible(inst, 5.0)

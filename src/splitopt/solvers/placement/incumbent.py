@@ -46,13 +46,16 @@ def _one_device(instance: PlacementInstance):
 def first_feasible(instance: PlacementInstance, time_limit: float | None = None):
     """A first placement from the device MILP (HiGHS stopped at its first feasible solution),
     where :func:`incumbent`'s heuristics found none: ``(assignment, value)``, or ``(None, inf)``
-    where the MILP found none in ``time_limit`` (10 s without one). Raises
-    :class:`~splitopt.errors.InfeasibleSolution` where the MILP proves that no placement exists.
+    where the MILP found none in ``time_limit`` (10 s without one) or its model would take longer to
+    build (:func:`~splitopt.models.placement_milp.build_seconds`). Raises
+    :class:`~splitopt.errors.NoFeasibleSolution` where the MILP proves that no placement exists.
     Until 2026-11-28 ``lns`` and ``colgen`` refused such instances ("no feasible starting placement
     found"): 21 of 130 small generated instances with memory (8-9 nodes) that brute force solves."""
-    from splitopt.models.placement_milp import assignment_from_milp, build_milp
+    from splitopt.models.placement_milp import assignment_from_milp, build_milp, build_seconds
     from splitopt.solvers import exact
 
+    if time_limit is not None and build_seconds(instance) > time_limit:
+        return None, math.inf  # the model would not be built within the limit
     t0 = time.perf_counter()
     model = build_milp(instance)
     left = 10.0 if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.05)

@@ -16,16 +16,9 @@ from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolutio
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import evaluate, work_bound
-from splitopt.models.placement_milp import assignment_from_milp, build_milp
+from splitopt.models.placement_milp import assignment_from_milp, build_milp, build_seconds
 from splitopt.solvers.placement.bounds import combinatorial_bound
 from splitopt.solvers.placement.incumbent import incumbent as _incumbent
-
-
-def build_seconds(instance: PlacementInstance) -> float:
-    """A generous estimate of the seconds the MILP needs before HiGHS starts (Pyomo build and hand
-    over): measured 2026-11-24 on the 2-core machine under load, 3.2-5.4 ms per node for 1,175-3,047
-    nodes and 6 devices; 6 ms per node and device-sixth here."""
-    return 6e-3 * instance.n_nodes * max(1.0, instance.n_devices / 6.0)
 
 
 def _solve_model(instance: PlacementInstance, build_kw: dict, solver: str, left: float | None, mip_gap,
