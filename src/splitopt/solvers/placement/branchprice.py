@@ -19,9 +19,10 @@ branched on, the columns of positive value are disjoint and, the covering rows m
 placement: it is scored by the evaluator and, at most ``V``, refutes ``V``. Depth first, the child
 the LP leans to first. The answer ``"proven"`` needs every node pruned.
 
-Applies wherever the DP prices the LP. Where memory could bind, the columns fit (the memory row
-is priced by its Lagrangian, :meth:`~.configlp._ColGen._memory_price`; at a node without the
-pricing MILP's exact step, so a node's verdict may be "no" with a gap: no proof, never a wrong one).
+Applies wherever the DP prices the LP. Where memory could bind, a node's LP is the one without
+memory (only the root switches to the LP with memory, :meth:`~.configlp._ColGen._with_memory`): its
+columns may not fit, so a node proves less than the root's LP could, never something wrong, and a
+leaf whose columns do not fit is open (below).
 Where the DP prices a relaxation (all sets for a convex instance whose convex DP has too many codes; the max-load of a
 fwd+bwd instance, never above its value), proofs stay valid, but a leaf's placement may not fit in
 memory, not be convex or exceed ``V`` by its objective: such a leaf is *open* (no proof at ``V``)
