@@ -834,9 +834,14 @@ def test_memory_gap_left_open_is_undecided_not_no(monkeypatch):
         opt = solve(inst, "bruteforce").objective
         for f in (0.9, 0.97):
             real = _ColGen(d, f * opt).run(d.k, None)[0]
+            calls = []
+
+            def stalled_milp(self, pi, ub, deadline, calls=calls):  # bound as given, no column
+                calls.append(1)
+                return ub, []
+
             with monkeypatch.context() as m:
-                calls = []
-                m.setattr(configlp._ColGen, "_milp_price", lambda self, pi, ub, dl: (calls.append(1), (ub, []))[1])
+                m.setattr(configlp._ColGen, "_milp_price", stalled_milp)
                 cg = _ColGen(d, f * opt)
                 verdict = cg.run(d.k, None)[0]
             if calls:

@@ -357,8 +357,8 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         gallop = 1.0
         if verdict in ("no", "undecided"):
             # the LP reaches k at V (or may: "undecided", the memory row's duality gap open): look
-            # for placements in it (a dive, then the best partition of
-            # the columns with the incumbent's own sets, which always has a solution)
+            # for placements in it (a dive, then the best partition of the columns with the
+            # incumbent's own sets, which always has a solution)
             v, a = math.inf, None
             near = lo > lb and V <= lo * (1 + 2.5 * climb)
             if searching:  # beside the branch and price: near, non-contiguous, tight (DIVE_SLACK)
