@@ -878,3 +878,79 @@ def test_pricing_milp_improving_solutions_are_columns_that_fit():
                 assert any((T == S).all() for T in sets)  # the best is among them
             more += len({T.tobytes() for T in sets}) >= 2
     assert more >= 3
+
+
+def test_heuristic_pricing_turns_on_after_a_long_exact_pricing(monkeypatch):
+    # the heuristic (thinned) pricing turns on once an exact pricing handled more than
+    # HEURISTIC_FROM points, not only where the first one did (2026-11-28: on the peer's
+    # Inception-v3 layer graph the first pricing, at the work bound's duals, had 241 points and the
+    # later exact ones up to 125 million); the bound stays below the brute-force optimum
+    from splitopt.solvers.placement import configlp
+    from splitopt.solvers.placement.colgen import _ColGen, _PathDP
+
+    real_price = _PathDP.price
+    switched = 0
+    for seed in range(12):
+        inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=3, memory=False, contiguity="none")
+        d = _Data(inst)
+        opt = solve(inst, "bruteforce").objective
+        calls = []
+
+        def spy(self, pi, ncols=1, deadline=None, keep=0, floor=-math.inf, calls=calls):
+            r = real_price(self, pi, ncols, deadline, keep, floor)
+            calls.append((keep, self.points))
+            return r
+
+        with monkeypatch.context() as m:
+            m.setattr(_PathDP, "price", spy)
+            probe = _ColGen(d, 0.97 * opt)
+            if probe.dp is None:
+                continue
+            probe.run(d.k, None)
+            first = calls[0][1]
+            later = [p for keep, p in calls[1:] if keep == 0]
+            if not later or max(later) <= first:
+                continue  # no exact pricing longer than the first: nothing to switch on
+            m.setattr(configlp, "HEURISTIC_FROM", first)
+            calls.clear()
+            cg = _ColGen(d, 0.97 * opt)
+            verdict, _L = cg.run(d.k, None)
+            assert cg.keep == configlp.KEEP  # an exact pricing went past HEURISTIC_FROM
+            long_at = next(i for i, (keep, p) in enumerate(calls) if keep == 0 and p > first)
+            assert any(keep == configlp.KEEP for keep, _p in calls[long_at + 1:]) or verdict == "proven"
+            # the heuristic's sets are no bound: a value a placement reaches is never proven
+            assert _ColGen(d, opt).run(d.k, None)[0] != "proven"
+        switched += 1
+    assert switched >= 2
+
+
+def test_a_galloping_value_gets_a_bounded_share_of_the_time(monkeypatch):
+    # a value reached by a grown climb (GALLOP) gets at most GALLOP_PATIENCE times the last proof's
+    # seconds (at least GALLOP_FLOOR), then the values halve back: the LP below stands in for one
+    # that proves every value below a threshold at once and decides nothing above it
+    import time
+
+    from splitopt.solvers.placement import colgen
+    from splitopt.solvers.placement.colgen import _ColGen
+
+    inst = generate(2, n_nodes=8, n_accelerators=2, n_cpus=1, memory=False, contiguity="none")
+    a = solve(inst, "bruteforce").assignment
+    ub = solve(inst, "bruteforce").objective
+    thr = ub * (1 - 0.002)
+    given = []
+
+    def fake_run(self, k, deadline, centre=None):
+        now = time.perf_counter()
+        if self.V <= thr:
+            time.sleep(0.02)
+            return "proven", k + 1.0
+        given.append((self.V, deadline - now))
+        return "time_limit", 0.0  # (at once: the test reads the time each value was given)
+
+    monkeypatch.setattr(_ColGen, "run", fake_run)
+    monkeypatch.setattr(colgen, "GALLOP_FLOOR", 0.2)
+    r = colgen.relaxation(inst, time_limit=30.0, incumbent=a, lower_bound=ub * 0.99, branch=False)
+    assert given and given[0][1] <= 0.2 + 0.05  # the first value above the threshold: capped
+    # values after an undecided one are no guess: the time left (less the placement search's)
+    assert any(t > 5.0 for _v, t in given[1:])
+    assert thr * 0.998 <= r.bound <= thr * (1 + 1e-12)

@@ -318,6 +318,7 @@ class _ColGen:
                 continue
             # mis-price at the smoothed point: price the master's own duals, exactly
             ub, new = self.price(pi, deadline)
+            self._heuristic_if_long()
             L = self.lagrangian(pi, ub)
             best = max(best, L)
             score, centre = L, pi
@@ -360,7 +361,17 @@ class _ColGen:
             if new and L <= k * (1 + 1e-9):
                 return L, new, False
         ub, more = self.price(point, deadline)
+        self._heuristic_if_long()
         return self.lagrangian(point, ub), new + more, True
+
+    def _heuristic_if_long(self) -> None:
+        """Turn the heuristic pricing on once an exact DP pricing handled more than
+        :data:`HEURISTIC_FROM` points (ours). Until 2026-11-28 only the first pricing decided, at the
+        work bound's duals, where the floor of 1 drops almost every point: on the peer's Inception-v3
+        layer graph (326 classes, non-contiguous) that pricing had 241 points and the later ones
+        7-125 million (0.5-9 s each), all exact."""
+        if self.dp is not None and not self.keep and self.dp.points > HEURISTIC_FROM:
+            self.keep = KEEP
 
     def _restrict(self, fixed: np.ndarray, banned: set[int]) -> None:
         self.fixed = fixed.copy()
