@@ -214,10 +214,12 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     """The configuration-LP bound with price-and-branch placements (module docstring).
 
     From an incumbent of value ``U``, values ``V`` are decided one after another: first
-    ``(1 - first_step) U`` (0.3 % below), then the target ``(1 - target_gap) U`` while no value at or below
+    ``(1 - first_step) U`` (0.6 % below), then the target ``(1 - target_gap) U`` while no value at or below
     it is refuted, else halfway between the largest proven and the smallest refuted value; after a
-    refuted value the next is at most ``step`` lower (0.3 %, doubling while values are refuted in a
-    row). Where the LP reaches ``k`` at ``V`` ("no"), a dive (where the Lagrangian is within 0.2 %
+    refuted value the next is at most ``step`` lower (0.6 %, doubling while values are refuted in a
+    row). Above the largest proven value the climb doubles with every proof in a row
+    (:data:`GALLOP`); a value so reached gets at most :data:`GALLOP_PATIENCE` times the last proof's
+    seconds. Where the LP reaches ``k`` at ``V`` ("no"), a dive (where the Lagrangian is within 0.2 %
     of ``k``) and :func:`_restricted_mip` over the columns and the incumbent's sets look for a
     placement of value ``<= U``; where the branch and price will decide values, only the dive, only
     near the largest proven value and only for ``none`` (:data:`DIVE_SLACK`); a better one lowers
