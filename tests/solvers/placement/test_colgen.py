@@ -896,8 +896,8 @@ def test_heuristic_pricing_turns_on_after_a_long_exact_pricing(monkeypatch):
         opt = solve(inst, "bruteforce").objective
         calls = []
 
-        def spy(self, pi, ncols=1, deadline=None, keep=0, floor=-math.inf, calls=calls):
-            r = real_price(self, pi, ncols, deadline, keep, floor)
+        def spy(self, pi, ncols=1, deadline=None, keep=0, floor=-math.inf, calls=calls, **kw):
+            r = real_price(self, pi, ncols, deadline, keep, floor, **kw)
             calls.append((keep, self.points))
             return r
 
@@ -954,3 +954,98 @@ def test_a_galloping_value_gets_a_bounded_share_of_the_time(monkeypatch):
     # values after an undecided one are no guess: the time left (less the placement search's)
     assert any(t > 5.0 for _v, t in given[1:])
     assert thr * 0.998 <= r.bound <= thr * (1 + 1e-12)
+
+
+def _ladder(n: int, contiguity: str = "none"):
+    # a training-like DAG: forward a_0 -> ... -> a_{n-1} -> b_{n-1} -> ... -> b_0 with rungs
+    # a_i -> b_i (a_i's one tensor feeds a_{i+1} and b_i); for convex, two forward chains a and b
+    # with the same rungs; a's are nodes 0..n-1, b_i is node n + i, so the class order 0..2n-1 (and
+    # networkx's topological one) leaves every rung open
+    from splitopt.instances.placement import PlacementInstance
+
+    rng = np.random.default_rng(n)
+    tensors = [(i, (i + 1, n + i), 0.05) for i in range(n - 1)] + [(n - 1, (2 * n - 1,), 0.05)]
+    if contiguity == "none":
+        tensors += [(n + i + 1, (n + i,), 0.05) for i in range(n - 1)]
+    else:  # every topological order of the ladder keeps all rungs open: two chains, b_i -> b_{i+1}
+        tensors = tensors[:-1] + [(n + i, (n + i + 1,), 0.05) for i in range(n - 1)]
+    acc = tuple(float(x) for x in rng.uniform(0.5, 1.5, 2 * n))
+    return PlacementInstance(tuple(f"v{i}" for i in range(2 * n)), tuple(10 * a for a in acc), acc, tuple(tensors),
+                             n_accelerators=3, n_cpus=1, contiguity=contiguity)
+
+
+def _open_width(order, tens) -> int:
+    pos = {v: j for j, v in enumerate(order)}
+    spans = [(min(pos[m] for m in (gu, *gs)), max(pos[m] for m in (gu, *gs))) for gu, gs, *_r in tens]
+    return max(sum(1 for a, b in spans if a <= j <= b) for j in range(len(order)))
+
+
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+def test_few_open_order_lets_the_dp_price_a_ladder(contiguity, monkeypatch):
+    # the greedy order (_few_open_order) keeps 2-3 tensors open on a ladder of 40 rungs, where the
+    # orders tried before keep all 40 rungs open (above MAX_WIDTH: no DP, the shape of the peer's
+    # BERT-L6 training graph, 58 open); the DP over it is exact (against the pricing MILP)
+    import networkx as nx
+
+    from splitopt.solvers.placement.pricing import _few_open_order, _Pricer, _PathDP
+
+    inst = _ladder(40, contiguity)
+    d = _Data(inst)
+    tens = [(gu, gs, s) for gu, gs, s in d.tens]
+    dag = nx.DiGraph((gu, gv) for gu, gs, _s in tens for gv in gs)
+    assert _open_width(list(range(d.G)), tens) >= 40
+    assert _open_width(list(nx.lexicographical_topological_sort(dag)), tens) >= 40
+    order = _few_open_order(d.G, tens, dag=dag) if contiguity == "convex" else _few_open_order(d.G, tens, 0)
+    assert sorted(order) == list(range(d.G))
+    assert _open_width(order, tens) <= 4
+    if contiguity == "convex":
+        assert all(order.index(u) < order.index(v) for u, v in dag.edges)  # topological
+    V = 0.3 * math.fsum(d.acc)
+    dp = _PathDP.build(d, V)
+    assert dp is not None and dp.width <= 4 and dp.convex == (contiguity == "convex")
+    if contiguity == "none":  # without the greedy orders: no DP (every other order keeps 40 open)
+        with monkeypatch.context() as m:
+            m.setattr(_PathDP, "_few_open_orders", staticmethod(lambda *a: []))
+            assert _PathDP.build(_Data(inst), V) is None
+    if contiguity == "none":
+        rng = np.random.default_rng(1)
+        pricer = _Pricer(d, V)
+        for _ in range(3):
+            pi = d.acc / V * rng.uniform(0.5, 1.5, d.G)
+            best, _sets = dp.price(pi)
+            val, bound, _S = pricer.price(pi, None)
+            # the DP's maximum: at least the MILP's set, at most its dual bound (its gap tolerance)
+            assert val * (1 - 1e-9) <= best <= bound * (1 + 1e-9)
+
+
+def test_exact_budget_thins_claims_no_bound_and_keeps_the_lp_verdicts(monkeypatch):
+    # past EXACT_BUDGET points, an exact pricing (heuristic not yet on) thins its remaining steps:
+    # its maximum is no bound (inf) and the heuristic turns on; run to the end, the LP's verdicts
+    # are those of the exact pricings, and a value a placement reaches is never proven
+    from splitopt.solvers.placement import configlp
+    from splitopt.solvers.placement.colgen import _ColGen
+
+    tripped = agree = total = 0
+    for seed in range(10):
+        inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=3, memory=False, contiguity="none")
+        d = _Data(inst)
+        opt = solve(inst, "bruteforce").objective
+        for f in (0.95, 1.0):
+            plain = _ColGen(d, f * opt).run(d.k, None)[0]
+            with monkeypatch.context() as m:
+                m.setattr(configlp, "EXACT_BUDGET", 3)
+                m.setattr(configlp, "KEEP", 2)  # (fronts of these graphs are short)
+                cg = _ColGen(d, f * opt)
+                if cg.dp is None:
+                    continue
+                verdict = cg.run(d.k, None)[0]
+                tripped += cg.keep == configlp.KEEP
+                probe = _ColGen(d, f * opt)
+                (u, _rho), fresh = probe.price(2.0 * d.acc / (f * opt), None)
+                if probe.keep == configlp.KEEP:  # tripped: its sets are columns, no bound
+                    assert fresh and u == math.inf
+            total += 1
+            agree += verdict == plain
+            if f == 1.0:
+                assert verdict != "proven"
+    assert tripped >= 5 and agree == total

@@ -41,6 +41,14 @@ the exact pricing is cheap enough that the heuristic's poorer columns cost more 
 save."""
 
 
+EXACT_BUDGET = 4 * HEURISTIC_FROM
+"""Front points past which an exact DP pricing, while the heuristic pricing is not yet on, thins
+its remaining steps and turns the heuristic on (:meth:`_ColGen.price`; ours, 2026-11-28). The
+first pricing at the work bound's duals is cheap (the floor of 1 drops almost every point), the
+second can take the longest of all: 161 million points, 9 s, on the peer's BERT-L6 training
+operator graph (the heuristic pricings after it: 0.4-1 s)."""
+
+
 class _ColGen:
     """Column generation for the configuration LP at ``V`` (module docstring): the master, the
     pricer (:class:`_PathDP` where it applies, else the MILP of :class:`_Pricer`), the columns, and
@@ -130,8 +138,18 @@ class _ColGen:
             if self.memory_priced:
                 ub, sets = self._memory_price(point, deadline, keep)
             else:
-                ub, sets = self.dp.price(point, self.ncols, deadline, keep=keep, floor=1.0)
+                # until the heuristic is on, an exact pricing past EXACT_BUDGET points thins the
+                # rest of its steps: no bound then (inf), and the heuristic is on from here
+                budget = EXACT_BUDGET if not keep and not self.keep else math.inf
+                ub, sets = self.dp.price(point, self.ncols, deadline, keep=keep, floor=1.0, budget=budget,
+                                         thin_to=KEEP)
                 ub *= 1 + 1e-12  # the profits' rounding
+                if not keep and self.dp.thinned:
+                    self.keep = KEEP
+                    sets = [S for S in sets if point[S].sum() > 1 + 1e-9]
+                    if not any(S.tobytes() not in self.have for S in sets):
+                        return self.price(point, deadline)  # nothing new: exact, no budget now
+                    ub = math.inf
             sets = [S for S in sets if point[S].sum() > 1 + 1e-9]
         else:
             lim = self.pricing_limit if left is None else min(self.pricing_limit, max(left, 0.1))

@@ -260,6 +260,54 @@ def _merged(tens):
     return [tuple(v) for v in merged.values()]
 
 
+
+def _few_open_order(n: int, tens, start: int | None = None, dag=None) -> list[int]:
+    """An order of the ``n`` classes that keeps few tensors open (ours, 2026-11-28): greedily the
+    class that opens the fewest tensors less those it closes (a tensor is open from its first member
+    in the order to its last), among the neighbours of the classes placed (another component's
+    lowest class where none is left), from ``start``; ``dag`` (a networkx DiGraph): among the
+    classes whose predecessors are all placed (a topological order, for convex sets). The orders
+    :meth:`_PathDP.build` tried before keep 58 tensors open on the peer's BERT-L6 training
+    operator graph (247 classes, treewidth 4), where the DP does not apply; this one 12-13 (384
+    codes at its widest step)."""
+    members = [sorted({gu, *gs}) for gu, gs, *_r in tens]
+    touch: list[list[int]] = [[] for _ in range(n)]
+    for t, mem in enumerate(members):
+        for v in mem:
+            touch[v].append(t)
+    seen = [0] * len(members)
+    placed = [False] * n
+    order: list[int] = []
+    if dag is not None:
+        indeg = {v: dag.in_degree(v) for v in range(n)}
+        front = {v for v in range(n) if indeg[v] == 0}
+    else:
+        front = {0 if start is None else start}
+    while len(order) < n:
+        if not front:
+            front = {next(v for v in range(n) if not placed[v])}
+        best, pick = None, -1
+        for v in front:
+            new = sum(1 for t in touch[v] if seen[t] == 0)
+            close = sum(1 for t in touch[v] if seen[t] + 1 == len(members[t]))
+            key = (new - close, -close, v)
+            if best is None or key < best:
+                best, pick = key, v
+        v = pick
+        front.discard(v)
+        placed[v] = True
+        order.append(v)
+        for t in touch[v]:
+            seen[t] += 1
+        if dag is not None:
+            for w in dag.successors(v):
+                indeg[w] -= 1
+                if indeg[w] == 0:
+                    front.add(w)
+        else:
+            front.update(w for t in touch[v] for w in members[t] if not placed[w])
+    return order
+
 class _PathDP:
     """Exact pricing ``max pi(S)`` s.t. ``load(S) <= V`` by dynamic programming along an order of
     the classes (ours). A tensor is a hyperedge (its producer and consumer classes); at each step
@@ -382,6 +430,7 @@ class _PathDP:
                 walk = list(nx.dfs_preorder_nodes(und, src))
                 seen = set(walk)
                 orders.append(walk + [v for v in range(d.G) if v not in seen])  # other components
+        orders += cls._few_open_orders(d, g, convex, cpu)
         best, fewest = None, cls.MAX_CODES + 1
         for dp in sorted((cls(d, V, order, convex, cpu) for order in orders), key=lambda dp: dp.width):
             if dp.width > cls.MAX_WIDTH:
@@ -390,6 +439,25 @@ class _PathDP:
             if plan is not None:
                 best, fewest = dp, max(grp.size - 1 for grp, *_rest in plan)
         return best
+
+    @staticmethod
+    def _few_open_orders(d: _Data, g, convex: bool, cpu: bool) -> list[list[int]]:
+        """The orders of :func:`_few_open_order` for ``d`` (cached on ``d``: they depend on the
+        graph, not on ``V``): topological for convex sets, else from class 0, the last class and
+        a class farthest from class 0."""
+        import networkx as nx
+
+        cache = d.__dict__.setdefault("_few_open", {})
+        key = (convex, cpu)
+        if key not in cache:
+            tens = (list(d.convex_tens) + ([] if cpu else list(d.cost_tens))) if convex else _merged(d.tens)
+            if convex:
+                cache[key] = [_few_open_order(d.G, tens, dag=g)]
+            else:
+                far = max(nx.single_source_shortest_path_length(g.to_undirected(), 0).items(),
+                          key=lambda kv: (kv[1], -kv[0]))[0] if d.G else 0
+                cache[key] = [_few_open_order(d.G, tens, s) for s in sorted({0, max(d.G - 1, 0), far})]
+        return cache[key]
 
     def _plan(self, limit: int | None = None):
         """The transitions of every step for the current :attr:`allowed` mask (cached): per step the
@@ -477,7 +545,7 @@ class _PathDP:
         return c, add
 
     def price(self, pi: np.ndarray, ncols: int = 1, deadline: float | None = None, keep: int = 0,
-              floor: float = -math.inf):
+              floor: float = -math.inf, budget: float = math.inf, thin_to: int = 2048):
         """``(max pi(S), columns)``: the exact maximum and up to ``ncols`` sets of the largest
         profits (all within ``V``); ``(inf, [])`` if ``deadline`` passed first. The fronts of one
         step are merged by the compiled kernel :func:`_dp_step` (linear in the points: the fronts
@@ -499,7 +567,10 @@ class _PathDP:
         of profit above 1 are columns): near the work bound's duals (profit proportional to time)
         almost every point that pays communication goes. Measured 2026-11-25 on the peer's
         BERT-L12 inference graph (424 classes, up to 729 codes a step), non-contiguous: a value of
-        the configuration LP 24 s -> 3 s."""
+        the configuration LP 24 s -> 3 s.
+
+        ``budget``: once the fronts so far hold more points than this, the steps left thin to
+        ``thin_to`` points (``thinned`` is then set: the maximum is no bound)."""
         L, P, offs = np.zeros(1), np.zeros(1), np.array([0, 1], np.int64)
         hist = []
         self.thinned = False  # whether a heuristic pricing dropped points (else it was exact)
@@ -517,6 +588,8 @@ class _PathDP:
             if deadline is not None and time.perf_counter() > deadline:
                 return math.inf, []
             drop = floor - after[i] * (1 + 1e-12) if math.isfinite(floor) else -math.inf
+            if not keep and self.points > budget:
+                keep = thin_to
             L, P, offs, par, xs, thin = _dp_step(L, P, offs, grp, src, add, take, float(pi[g]), self.cap, keep, drop,
                                                  floor, ka[ko[i]:ko[i + 1]], kp[ko[i]:ko[i + 1]])
             self.thinned |= thin
