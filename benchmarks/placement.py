@@ -18,18 +18,39 @@ call, which pays imports and numba compilation, in brackets), the methods it ran
 data README; only for the shipped workloads: the DP solves the ``chain`` model, so its value is an
 upper bound for ``convex`` and ``none``). Ratio = peer DP time / our time (chain only).
 
-Run: ``.venv/bin/python benchmarks/placement.py [--time-limit 60] [--quick]`` (or through
-``benchmarks/record.py placement``, which adds machine and date). Never part of the tests.
+Side by side with the peer (its code is not part of splitopt; fetch and build it yourself):
+``--peer-dp BINARY`` runs the peer's DP (``throughput-dp/dp.cpp`` compiled with ``g++ -O3``; it
+reads the workload's JSON on stdin) on every workload of the peer in the same run, with the same
+wall-clock measure as ours (the median of 3 runs where one takes under 5 s, each reading its JSON as
+the DP does), instead of the times recorded in the data README; ``--peer-dir DIR`` adds every JSON
+file under ``DIR`` (a checkout's ``throughput-inputs/``: the sixteen workloads) as a user would
+run them: imported with the defaults, ``--contiguity`` overridden, ``auto``; ``--peer-only`` leaves
+out the generated workloads. Where our chain optimum
+and the DP's value differ by more than 1e-9 (relative), the row says so.
+
+Run: ``.venv/bin/python benchmarks/placement.py [--time-limit 60] [--quick] [--peer-dp BIN] [--peer-dir DIR]``
+(or through ``benchmarks/record.py placement``, which adds machine and date). Never part of the tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import statistics
+import subprocess
 import time
+from pathlib import Path
 
 from splitopt.errors import SplitoptError
 from splitopt.families import solve
-from splitopt.instances.importers.dnn_partitioning import MS, PACKAGED, REFERENCE, load_packaged
+from splitopt.instances.importers.dnn_partitioning import (
+    MS,
+    PACKAGED,
+    REFERENCE,
+    _data_dir,
+    load_packaged,
+    read_peer_file,
+)
 from splitopt.instances.placement_gen import inception_layer_graph, layer_graph, lstm_layer_graph, operator_graph
 
 #: (kind, forward nodes, training, optimizer nodes, seed)
@@ -51,29 +72,65 @@ LSTM = [(8, 8, False, 0), (8, 8, True, 1)]
 INCEPTION_LAYERS = [(False, 0), (True, 0)]
 
 
-def workloads(quick: bool):
+def workloads(quick: bool, peer_dir: str | None = None, peer_only: bool = False):
+    """(label, instance maker by contiguity, the peer's recorded (DP value in ms, seconds) or None,
+    the peer's JSON text or None)."""
     for name in (list(PACKAGED)[:2] if quick else PACKAGED):
-        yield name, (lambda c, name=name: load_packaged(name, contiguity=c)), REFERENCE[name]
+        yield (name, (lambda c, name=name: load_packaged(name, contiguity=c)), REFERENCE[name],
+               (_data_dir() / PACKAGED[name][0]).read_text())
+    if peer_dir is not None:
+        for path in sorted(Path(peer_dir).rglob("*.json")):
+            yield (f"{path.parent.name}/{path.stem}", (lambda c, path=path: read_peer_file(path, contiguity=c)),
+                   None, path.read_text())
+    if peer_only:
+        return
     for kind, n, tr, opt, seed in (QUICK if quick else GENERATED):
         label = f"{kind}-{n}{'-training' if tr else ''}{'+optimizer' if opt else ''} (s{seed})"
         yield label, (lambda c, a=(seed, kind, n, tr, opt): operator_graph(a[0], a[1], a[2], training=a[3],
-                                                                            optimizer=a[4], contiguity=c)), None
+                                                                            optimizer=a[4], contiguity=c)), None, None
     for br, ln, tr, seed in ([] if quick else LAYERS):
         label = f"layers-{br}x{ln}{'-training' if tr else ''} (s{seed})"
-        yield label, (lambda c, a=(seed, br, ln, tr): layer_graph(a[0], a[1], a[2], training=a[3], contiguity=c)), None
+        yield label, (lambda c, a=(seed, br, ln, tr): layer_graph(a[0], a[1], a[2], training=a[3],
+                                                                   contiguity=c)), None, None
     for tr, seed in ([] if quick else INCEPTION_LAYERS):
         label = f"inception-layers{'-training' if tr else ''} (s{seed})"
-        yield label, (lambda c, a=(seed, tr): inception_layer_graph(a[0], training=a[1], contiguity=c)), None
+        yield label, (lambda c, a=(seed, tr): inception_layer_graph(a[0], training=a[1], contiguity=c)), None, None
     for enc, dec, tr, seed in ([] if quick else LSTM):
         label = f"lstm-{enc}+{dec}{'-training' if tr else ''} (s{seed})"
         yield label, (lambda c, a=(seed, enc, dec, tr): lstm_layer_graph(a[0], a[1], a[2], training=a[3],
-                                                                          contiguity=c)), None
+                                                                          contiguity=c)), None, None
+
+
+def peer_dp(binary: str, text: str, limit: float):
+    """(value in ms, wall seconds) of the peer's DP on one workload's JSON; (None, seconds) where it
+    failed or ran out of ``limit`` (then seconds is the limit)."""
+    def once():
+        t0 = time.perf_counter()
+        try:
+            r = subprocess.run([binary], input=text, capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            return None, limit
+        secs = time.perf_counter() - t0
+        try:
+            return float(json.loads(r.stdout)["maxLoad"]), secs
+        except (ValueError, KeyError, TypeError):
+            return None, secs
+    value, secs = once()
+    if value is not None and secs < 5:
+        secs = statistics.median([secs] + [once()[1] for _ in range(2)])
+    return value, secs
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--quick", action="store_true", help="two shipped and three generated workloads")
+    ap.add_argument("--peer-dp", metavar="BIN", help="the peer's DP binary (throughput-dp/dp.cpp, g++ -O3), "
+                    "run side by side on every workload of the peer")
+    ap.add_argument("--peer-dp-limit", type=float, default=600.0, help="seconds for one run of the DP")
+    ap.add_argument("--peer-dir", metavar="DIR", help="every JSON under DIR is a workload of the peer")
+    ap.add_argument("--peer-only", action="store_true", help="the peer's workloads alone (the shipped ones and "
+                    "--peer-dir's), not the generated ones")
     args = ap.parse_args(argv)
     lim = args.time_limit
     print(f"`auto` (the default) with a {lim:g} s limit; value and bound in ms; gap = (value - bound) / value.\n")
@@ -81,7 +138,13 @@ def main(argv=None):
           "peer DP time | DP time / ours |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     summary = {c: [0, 0, 0] for c in ("chain", "convex", "none")}  # runs, proven optimal, within 0.1 %
-    for name, make, ref in workloads(args.quick):
+    # chain against the DP, where it was run: [runs, DP over 1 s and ours >= 10x faster, DP under 1 s
+    # and ours not slower, values that differ]
+    versus = [0, 0, 0, 0]
+    measured = "measured in this run" if args.peer_dp else "recorded in the data README"
+    for name, make, ref, text in workloads(args.quick, args.peer_dir, args.peer_only):
+        if args.peer_dp and text is not None:
+            ref = peer_dp(args.peer_dp, text, args.peer_dp_limit)
         for cont in ("chain", "convex", "none"):
             inst = make(cont)
             t0 = time.perf_counter()
@@ -110,10 +173,22 @@ def main(argv=None):
             summary[cont][1] += s.status == "optimal"
             summary[cont][2] += g is not None and g <= 1e-3
             dpv = dpt = ratio = "-"
-            if ref is not None:
+            if ref is not None and ref[0] is None:  # the DP ran out of its limit or failed
+                dpv = "none"
+                dpt = f"> {ref[1]:.0f} s" if ref[1] >= args.peer_dp_limit else f"failed after {ref[1]:.2f} s"
+                if cont == "chain":
+                    ratio = f"> {ref[1] / secs:.0f}x" if ref[1] >= args.peer_dp_limit else "-"
+            elif ref is not None:
                 dpv, dpt = f"{ref[0]:.6f}", f"{ref[1]:.2f} s" if ref[1] >= 0.01 else "< 0.01 s"
                 if cont == "chain":
                     ratio = f"{ref[1] / secs:.1f}x" if ref[1] >= 0.01 else f"<= {0.01 / secs:.1f}x"
+                    if args.peer_dp:
+                        versus[0] += 1
+                        versus[1] += ref[1] > 1 and ref[1] >= 10 * secs
+                        versus[2] += ref[1] <= 1 and secs <= ref[1]
+                    if s.status == "optimal" and abs(s.objective / MS - ref[0]) > 1e-9 * ref[0]:
+                        versus[3] += 1
+                        dpv += " (differs)"
             bound = f"{s.bound / MS:.6f}" if s.bound is not None else "-"
             gap = f"{100 * g:.4f} %" if g is not None else "-"
             print(f"| {name} | {inst.n_nodes} | {cont} | {s.objective / MS:.6f} | {bound} | {gap} | {s.status} | "
@@ -122,6 +197,11 @@ def main(argv=None):
     print("|---|---|---|---|")
     for c, (n, opt, close) in summary.items():
         print(f"| {c} | {n} | {opt} | {close} |")
+    print(f"\nThe peer's DP times: {measured}.")
+    if args.peer_dp:
+        print(f"Chain against the DP on {versus[0]} workloads: DP over 1 s and ours at least 10x faster: {versus[1]}; "
+              f"DP at most 1 s and ours not slower: {versus[2]}; optimal values that differ from the DP's: "
+              f"{versus[3]}.")
 
 
 if __name__ == "__main__":
