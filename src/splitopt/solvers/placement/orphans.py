@@ -12,7 +12,9 @@ optimum, and each is solved by the ideal branch and bound:
   orphans' work that cannot leave its feeder's device without paying a transfer at least as large:
   a bound above it by up to the orphans' work (a BERT-like 2,476-node training graph with 661
   weight updates, chain: 23.13 ms without them, 23.76 ms attached; ``auto`` had left 3.1 % open at
-  60 s, 0.54 % with this bound, and proves it with :func:`hosted` too).
+  60 s, 0.54 % with this bound, and proves it with :func:`hosted` too). Since 2026-11-28 it also
+  keeps the transfers between an orphan's neighbours that no placement of it avoids
+  (:func:`_routed`: the peer's BERT-L12 training graph, 1.47 -> 0.034 % open at 60 s).
 * :func:`mirrored` gives every orphan class an artificial forward node (no time, no bytes) and,
   for each backward tensor between an orphan and another class, a zero-time forward edge between
   their forward nodes in the mirrored direction: the orphans join the chain as the peer's DP places
@@ -93,6 +95,7 @@ def attached(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> t
             if c in drop:
                 feeds.setdefault(c, []).append(ti)
     work: dict[int, float] = {}  # tensor -> summed accelerator time of the orphans assigned to it
+    chosen: list[tuple[Sequence[int], int, set[int]]] = []
     for grp in orphans:
         ts = {ti for i in grp for ti in feeds.get(i, ())}
         if not ts:
@@ -100,6 +103,7 @@ def attached(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> t
         t = max(sorted(ts), key=lambda ti: tensors[ti][2])
         a = math.fsum(instance.acc_seconds[i] for i in grp) if all(instance.supported[i] for i in grp) else math.inf
         work[t] = work.get(t, 0.0) + a
+        chosen.append((grp, t, ts))
     glue = {ti: min(a, tensors[ti][2]) for ti, a in work.items()}
     out = []
     for ti, (p, cons, sec) in enumerate(tensors):
@@ -127,12 +131,82 @@ def attached(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> t
         taken.add(nm)
         names.append(nm), cpu.append(0.0), acc.append(e), sup.append(True), size.append(0.0), bwd.append(True)
         colour.append(colour[j])
+    # the transfers the orphans' placement cannot avoid (_routed), each sent by a node of no time in
+    # the sender's class (a node produces one tensor; one without inputs closes no cycle)
+    for u, v, r in (_routed(instance, chosen, glue, drop) if instance.objective == "max-load" else ()):
+        j = new[u]
+        if colour[j] is None:
+            colour[j], fresh = fresh, fresh + 1
+        nm = f"{names[j]}#end"
+        while nm in taken:
+            nm += "~"
+        taken.add(nm)
+        out.append((len(names), (new[v],), r))
+        names.append(nm), cpu.append(0.0), acc.append(0.0), sup.append(True), size.append(0.0), bwd.append(True)
+        colour.append(colour[j])
     red = PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(out), n_accelerators=instance.n_accelerators,
                             n_cpus=instance.n_cpus, acc_memory_bytes=instance.acc_memory_bytes, supported=tuple(sup),
                             size_bytes=tuple(size), backward=tuple(bwd), colour=tuple(colour),
                             objective=instance.objective, contiguity=instance.contiguity,
                             name=f"{instance.name}-orphans-attached")
     return red, keep
+
+
+def _routed(instance: PlacementInstance, chosen, glue: dict[int, float], drop: set[int]):
+    """Transfers between the neighbours of an orphan class that its placement cannot avoid
+    (:func:`attached`, objective ``max-load``): ``(u, v, seconds)`` tensors to add.
+
+    The *ends* of an orphan class ``o`` are the tensors it exchanges with the rest: those feeding
+    it whose other consumers lie in their producer's colour class, and those it produces whose
+    consumers lie in one class, each used by no other orphan class; end ``j`` has a node ``x_j``
+    outside the orphans (the producer, or a consumer) and seconds ``s_j`` (the glued tensor's less
+    its glue ``e``). Wherever ``o`` sits, each end whose class is on another device costs ``s_j``
+    there and on ``o``'s device (transfers count on accelerators, at both ends). A cycle through
+    the ends (two ends: one tensor of ``min(s_1, s_2)`` seconds; more: ``min(s_i, s_j) / 2`` per
+    edge) never charges a device more: a device holding ends ``S`` but not ``o`` is charged at
+    most two half-weights per end of ``S``, ``sum s_j`` over ``S``, which it pays; ``o``'s device
+    is charged at most the half-weights of the ends it does not hold, which it pays too (and the
+    glue ``e`` sits on the glued end's producer, which pays ``o``'s work or that tensor's whole
+    ``s_j + e``). :func:`attached` sends each from a backward node of no time in ``u``'s class, so
+    contiguity, which is about forward edges, stays as it was. On the peer's BERT-L12 training operator graph (2,012 nodes, chain: gradients
+    summed by backward-only nodes with two to four inputs and an output) the attached bound rose
+    from 431.57 to 437.85 ms, 0.034 % under the best placement, 437.998 ms (the peer's DP value, in
+    27 s; the chain MILP alone reports it optimal after 688 s, a claim not trusted as its coefficients
+    span 2e9); ``auto`` at 60 s left 1.47 % open before, 0.034 % since (2026-11-28)."""
+    def cls(i):
+        return ("c", instance.colour[i]) if instance.colour[i] is not None else ("n", i)
+
+    tensors = instance.tensors
+    users: dict[int, int] = {}
+    for _grp, t, _ts in chosen:
+        users[t] = users.get(t, 0) + 1
+    producer = {i: gi for gi, (grp, _t, _ts) in enumerate(chosen) for i in grp}
+    out_of: dict[int, list[int]] = {}
+    for ti, (u, _cons, _s) in enumerate(tensors):
+        if u in producer:
+            out_of.setdefault(producer[u], []).append(ti)
+    found = []
+    for gi, (grp, t, ts) in enumerate(chosen):
+        mine = set(grp)
+        ends = []  # (seconds, node outside the orphans)
+        for ti in sorted(ts):
+            q, cons, sec = tensors[ti]
+            if (ti != t or users[t] == 1) and all(c in mine or (c not in drop and cls(c) == cls(q)) for c in cons):
+                ends.append((sec - glue.get(ti, 0.0) if ti == t else sec, q))
+        for ti in out_of.get(gi, ()):
+            _u, cons, sec = tensors[ti]
+            if sec > 0.0 and all(c not in drop and cls(c) == cls(cons[0]) for c in cons):
+                ends.append((sec, cons[0]))
+        m = len(ends)
+        if m < 2:
+            continue
+        pairs = [(0, 1, 1.0)] if m == 2 else [(j, (j + 1) % m, 0.5) for j in range(m)]
+        for i, j, f in pairs:
+            (si, u), (sj, v) = ends[i], ends[j]
+            r = f * min(si, sj)
+            if r > 0.0 and cls(u) != cls(v):
+                found.append((u, v, r))
+    return found
 
 
 def hosted(instance: PlacementInstance, assignment: Sequence[str], orphans: Sequence[Sequence[int]]):
