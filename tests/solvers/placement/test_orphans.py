@@ -81,14 +81,10 @@ def test_attached_never_costs_more_device_by_device(case, objective):
     glued = range(len(keep), att.n_nodes)
     # the small cases' orphans are fed by forward tensors only, which fwd+bwd does not glue
     assert (len(glued) > 0) == (objective == "max-load" or case >= 4)
-    home = {att.colour[j]: j for j in range(len(keep)) if att.colour[j] is not None}
     rng = np.random.default_rng(case)
     higher = 0
     for _ in range(300):
-        a = _by_class(inst, rng, names=False)
-        b = [a[i] for i in keep] + [a[keep[home[att.colour[j]]]] for j in glued]
-        f0, b0, _ = device_loads(inst, a)
-        f1, b1, _ = device_loads(att, b)
+        a, (f0, b0), (f1, b1) = _loads_both(inst, att, keep, rng)
         assert (f1 + b1 <= f0 + b0 + 1e-15).all()
         if objective == "fwd+bwd":
             assert (f1 <= f0 + 1e-15).all() and (b1 <= b0 + 1e-15).all()
@@ -132,6 +128,17 @@ def test_weight_updates_bracket_against_the_milp():
     assert r.bound <= m.objective * (1 + 1e-9)
     if m.status == "optimal":
         assert r.objective >= m.objective * (1 - 1e-9)
+
+
+def _loads_both(inst, att, keep, rng):
+    """A random placement of ``inst`` (class by class) and the same on ``att`` (each added node with
+    a kept node of its class): ``(placement, (forward, backward) loads of inst, the same of att)``."""
+    home = {att.colour[j]: j for j in range(len(keep)) if att.colour[j] is not None}
+    a = _by_class(inst, rng, names=False)
+    b = [a[i] for i in keep] + [a[keep[home[att.colour[j]]]] for j in range(len(keep), att.n_nodes)]
+    f0, b0, _ = device_loads(inst, a)
+    f1, b1, _ = device_loads(att, b)
+    return a, (f0, b0), (f1, b1)
 
 
 def _by_class(inst, rng, names=True):
@@ -259,15 +266,10 @@ def test_attached_routes_the_transfers_of_summing_orphans_and_stays_below(seed):
     att, keep = orphans.attached(inst, orph)
     ends = [j for j in range(att.n_nodes) if att.nodes[j].endswith("#end")]
     assert len(ends) >= 3  # two to four ends per orphan: at least a cycle of three or two tensors
-    glued = range(len(keep), att.n_nodes)
-    home = {att.colour[j]: j for j in range(len(keep)) if att.colour[j] is not None}
     free = inst.with_(contiguity="none")
     rng = np.random.default_rng(seed)
     for _ in range(400):
-        a = _by_class(free, rng, names=False)
-        b = [a[i] for i in keep] + [a[keep[home[att.colour[j]]]] for j in glued]
-        f0, b0, _ = device_loads(free, a)
-        f1, b1, _ = device_loads(att, b)
+        _a, (f0, b0), (f1, b1) = _loads_both(free, att, keep, rng)
         assert (f1 + b1 <= f0 + b0 + 1e-12).all()
     lo = solve(att, "bruteforce").objective
     assert lo <= solve(inst, "bruteforce").objective * (1 + 1e-12)

@@ -122,28 +122,25 @@ def attached(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> t
         if e > 0.0:
             extra[new[tensors[ti][0]]] = extra.get(new[tensors[ti][0]], 0.0) + e
     taken = set(names)
-    for j, e in sorted(extra.items()):
+
+    def add(j, suffix, seconds):  # a backward node of the class of kept node j (which gets one)
+        nonlocal fresh
         if colour[j] is None:
             colour[j], fresh = fresh, fresh + 1
-        nm = f"{names[j]}#orphans"
+        nm = f"{names[j]}{suffix}"
         while nm in taken:
             nm += "~"
         taken.add(nm)
-        names.append(nm), cpu.append(0.0), acc.append(e), sup.append(True), size.append(0.0), bwd.append(True)
+        names.append(nm), cpu.append(0.0), acc.append(seconds), sup.append(True), size.append(0.0), bwd.append(True)
         colour.append(colour[j])
+        return len(names) - 1
+
+    for j, e in sorted(extra.items()):
+        add(j, "#orphans", e)
     # the transfers the orphans' placement cannot avoid (_routed), each sent by a node of no time in
     # the sender's class (a node produces one tensor; one without inputs closes no cycle)
     for u, v, r in (_routed(instance, chosen, glue, drop) if instance.objective == "max-load" else ()):
-        j = new[u]
-        if colour[j] is None:
-            colour[j], fresh = fresh, fresh + 1
-        nm = f"{names[j]}#end"
-        while nm in taken:
-            nm += "~"
-        taken.add(nm)
-        out.append((len(names), (new[v],), r))
-        names.append(nm), cpu.append(0.0), acc.append(0.0), sup.append(True), size.append(0.0), bwd.append(True)
-        colour.append(colour[j])
+        out.append((add(new[u], "#end", 0.0), (new[v],), r))
     red = PlacementInstance(tuple(names), tuple(cpu), tuple(acc), tuple(out), n_accelerators=instance.n_accelerators,
                             n_cpus=instance.n_cpus, acc_memory_bytes=instance.acc_memory_bytes, supported=tuple(sup),
                             size_bytes=tuple(size), backward=tuple(bwd), colour=tuple(colour),
