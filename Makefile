@@ -10,6 +10,9 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	# the test extra includes torch==2.13.0+cpu (issue 23): the CPU wheel, about 800 MB installed, not the CUDA build
 	$(BIN)/python -m pip install -q -e ".[test]"
+	# numba compiles the placement kernels once and caches them (about 10 s): here, not inside a
+	# user's first time limit (src/splitopt/solvers/placement/warmup.py says why)
+	$(BIN)/python -m splitopt.solvers.placement.warmup
 	touch $@
 
 .PHONY: setup run test test-slow bench notebooks
