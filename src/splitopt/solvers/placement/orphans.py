@@ -14,7 +14,8 @@ optimum, and each is solved by the ideal branch and bound:
   weight updates, chain: 23.13 ms without them, 23.76 ms attached; ``auto`` had left 3.1 % open at
   60 s, 0.54 % with this bound, and proves it with :func:`hosted` too). Since 2026-11-28 it also
   keeps the transfers between an orphan's neighbours that no placement of it avoids
-  (:func:`_routed`: the peer's BERT-L12 training graph, 1.47 -> 0.034 % open at 60 s).
+  (:func:`_routed`: the peer's BERT-L12 training graph, 1.47 -> 0.034 % open at 60 s; since
+  2026-11-29 its bound is the optimum, proven by the ideal search alone in 1.5 s).
 * :func:`mirrored` gives every orphan class an artificial forward node (no time, no bytes) and,
   for each backward tensor between an orphan and another class, a zero-time forward edge between
   their forward nodes in the mirrored direction: the orphans join the chain as the peer's DP places
@@ -156,20 +157,32 @@ def _routed(instance: PlacementInstance, chosen, glue: dict[int, float], drop: s
     The *ends* of an orphan class ``o`` are the tensors it exchanges with the rest: those feeding
     it whose other consumers lie in their producer's colour class, and those it produces whose
     consumers lie in one class, each used by no other orphan class; end ``j`` has a node ``x_j``
-    outside the orphans (the producer, or a consumer) and seconds ``s_j`` (the glued tensor's less
-    its glue ``e``). Wherever ``o`` sits, each end whose class is on another device costs ``s_j``
-    there and on ``o``'s device (transfers count on accelerators, at both ends). A cycle through
-    the ends (two ends: one tensor of ``min(s_1, s_2)`` seconds; more: ``min(s_i, s_j) / 2`` per
-    edge) never charges a device more: a device holding ends ``S`` but not ``o`` is charged at
-    most two half-weights per end of ``S``, ``sum s_j`` over ``S``, which it pays; ``o``'s device
-    is charged at most the half-weights of the ends it does not hold, which it pays too (and the
-    glue ``e`` sits on the glued end's producer, which pays ``o``'s work or that tensor's whole
-    ``s_j + e``). :func:`attached` sends each from a backward node of no time in ``u``'s class, so
-    contiguity, which is about forward edges, stays as it was. On the peer's BERT-L12 training operator graph (2,012 nodes, chain: gradients
-    summed by backward-only nodes with two to four inputs and an output) the attached bound rose
-    from 431.57 to 437.85 ms, 0.034 % under the best placement, 437.998 ms (the peer's DP value, in
-    27 s; the chain MILP alone reports it optimal after 688 s, a claim not trusted as its coefficients
-    span 2e9); ``auto`` at 60 s left 1.47 % open before, 0.034 % since (2026-11-28)."""
+    outside the orphans (the producer, or a consumer) and seconds ``s_j`` (for the glued end,
+    ``s_j - e`` of them are left beside its glue ``e``). Wherever ``o`` sits, each end whose class
+    is on another device costs ``s_j`` there and on ``o``'s device (transfers count on
+    accelerators, at both ends). A cycle through the ends (two ends: one tensor of the smaller
+    seconds left; more: at most ``min(s_i, s_j) / 2`` per edge, and at most ``s_j - e`` on the
+    glued end's two edges together) never charges a device more: a device holding ends ``S`` but
+    not ``o`` is charged at most the weights of the edges at the ends of ``S``, at most ``s_j`` per
+    end (``s_j - e`` for the glued one, whose producer also carries ``e``), which it pays; ``o``'s
+    device is charged at most half the seconds of the ends it does not hold, per edge, which it
+    pays too (and the glue ``e`` sits on the glued end's producer, which pays ``o``'s work or that
+    tensor's whole ``s_j``). The cycle runs through the inputs, then the outputs; of the glued end's
+    share, the edge from the end before it (the last output where the glued end is the first input:
+    the end most often on another device) takes its full half-weight first, the edge to the end
+    after it the rest. :func:`attached` sends each from a backward node of no time in ``u``'s
+    class, so contiguity, which is about forward edges, stays as it was.
+
+    Measured on the peer's training operator graphs (chain; gradients summed by backward-only nodes
+    with two to four inputs and an output): with the cycle (2026-11-28) the attached bound of
+    BERT-L12 (2,012 nodes) rose from 431.57 to 437.85 ms and of ResNet-50 from 192.30 to 253.59 ms,
+    under their optima 437.998 and 255.194 ms (the peer's DP values); ``auto`` at 60 s left 1.47 %
+    open on BERT-L12 before, 0.034 % after, and the chain MILP had to close both. With the glued
+    end's share given to the edge from the output first (2026-11-29; split evenly before) both
+    bounds are the optima, 437.998 and 255.194 ms: the ideal search proves them alone, in 1.5 s
+    and 0.9 s (BERT-L6: 72.447 -> 72.472 ms under 72.865; BERT-L3 unchanged). On the random
+    summing graphs of the tests the new split is higher on 11 of 40 and lower on 3 (either split
+    is a valid bound; the inputs-then-outputs cycle is the training graphs' shape)."""
     def cls(i):
         return ("c", instance.colour[i]) if instance.colour[i] is not None else ("n", i)
 
@@ -185,22 +198,34 @@ def _routed(instance: PlacementInstance, chosen, glue: dict[int, float], drop: s
     found = []
     for gi, (grp, t, ts) in enumerate(chosen):
         mine = set(grp)
-        ends = []  # (seconds, node outside the orphans)
+        ends = []  # (seconds, node outside the orphans, glue)
         for ti in sorted(ts):
             q, cons, sec = tensors[ti]
             if (ti != t or users[t] == 1) and all(c in mine or (c not in drop and cls(c) == cls(q)) for c in cons):
-                ends.append((sec - glue.get(ti, 0.0) if ti == t else sec, q))
+                ends.append((sec, q, glue.get(ti, 0.0) if ti == t else 0.0))
         for ti in out_of.get(gi, ()):
             _u, cons, sec = tensors[ti]
             if sec > 0.0 and all(c not in drop and cls(c) == cls(cons[0]) for c in cons):
-                ends.append((sec, cons[0]))
+                ends.append((sec, cons[0], 0.0))
         m = len(ends)
         if m < 2:
             continue
-        pairs = [(0, 1, 1.0)] if m == 2 else [(j, (j + 1) % m, 0.5) for j in range(m)]
-        for i, j, f in pairs:
-            (si, u), (sj, v) = ends[i], ends[j]
-            r = f * min(si, sj)
+        h = next((j for j, x in enumerate(ends) if x[2] > 0.0), 0)
+        ends = ends[h:] + ends[:h]  # (the same cycle, from the glued end)
+        if m == 2:
+            (s1, u, e1), (s2, v, e2) = ends
+            edges = [(u, v, min(s1 - e1, s2 - e2))]
+        else:
+            # a cycle through the inputs, then the outputs; the glued end's two edges share
+            # ``s - e`` (the glue is paid where the orphan is not with it): the one from the end
+            # before it (the last output, where the glued end is the first input) at its full
+            # half-weight first, the one to the end after it what is left
+            w = [0.5 * min(ends[j][0], ends[(j + 1) % m][0]) for j in range(m)]
+            budget = ends[0][0] - ends[0][2]
+            w[m - 1] = min(w[m - 1], budget)
+            w[0] = min(w[0], budget - w[m - 1])
+            edges = [(ends[j][1], ends[(j + 1) % m][1], w[j]) for j in range(m)]
+        for u, v, r in edges:
             if r > 0.0 and cls(u) != cls(v):
                 found.append((u, v, r))
     return found
