@@ -14,7 +14,10 @@ The rule (:func:`plan`; every branch is tested in ``tests/solvers/placement/test
       optimum where the MILP alone proves one (three of six); of the three the MILP alone leaves
       open after 60 s, it places two 4-51 % lower (796 nodes: 2.234 against 4.524 ms; 1,216 nodes:
       2.594 against 2.700 ms) and one (a GNMT-like grid) 4 % higher; ``auto`` then proves the
-      616-node graph in 4.4 s (the MILP alone: 14.5 s);
+      616-node graph in 4.4 s (the MILP alone: 14.5 s). On the peer's BERT-L12 and ResNet-50
+      training operator graphs the bracket closes (2026-11-29): the ideal search proves them alone
+      in 0.73 s and 0.14 s (the peer's DP: 29 s and 0.29 s); on BERT-L3 and BERT-L6 training a
+      path of orphans leaves it open and the MILP closes it in 3.7-5.3 s;
    b. ``ideals`` first, for a *probe* share of the time (:data:`IDEALS_SHARE` of the limit,
       at most :data:`IDEALS_PROBE` s, or :data:`IDEALS_PROBE` s without a limit); when it proves the
       optimum the call ends there; else its incumbent and bound start ``milp`` (chain model) with
