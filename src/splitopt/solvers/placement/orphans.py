@@ -15,7 +15,10 @@ optimum, and each is solved by the ideal branch and bound:
   60 s, 0.54 % with this bound, and proves it with :func:`hosted` too). Since 2026-11-28 it also
   keeps the transfers between an orphan's neighbours that no placement of it avoids
   (:func:`_routed`: the peer's BERT-L12 training graph, 1.47 -> 0.034 % open at 60 s; since
-  2026-11-29 its bound is the optimum, proven by the ideal search alone in 1.5 s).
+  2026-11-29 its bound is the optimum, proven by the ideal search alone in 1.5 s), and the work of
+  orphans fed only by other orphans (:func:`_through`) and, for an orphan whose every tensor is
+  with one class, all of those tensors as the glue's cap (:func:`_enclosed`; the peer's BERT-L3
+  training graph: 63.02 -> 65.303 ms, the optimum).
 * :func:`mirrored` gives every orphan class an artificial forward node (no time, no bytes) and,
   for each backward tensor between an orphan and another class, a zero-time forward edge between
   their forward nodes in the mirrored direction: the orphans join the chain as the peer's DP places
@@ -32,6 +35,7 @@ the optimum is proven; otherwise :mod:`.auto` hands both to the MILP.
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from typing import Sequence
@@ -105,7 +109,10 @@ def attached(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> t
         a = math.fsum(instance.acc_seconds[i] for i in grp) if all(instance.supported[i] for i in grp) else math.inf
         work[t] = work.get(t, 0.0) + a
         chosen.append((grp, t, ts))
-    glue = {ti: min(a, tensors[ti][2]) for ti, a in work.items()}
+    for t, a in _through(instance, orphans, chosen).items():
+        work[t] += a
+    cap = _enclosed(instance, chosen, drop) if instance.objective == "max-load" else {}
+    glue = {ti: min(a, cap.get(ti, tensors[ti][2])) for ti, a in work.items()}
     out = []
     for ti, (p, cons, sec) in enumerate(tensors):
         if p in drop:
@@ -148,6 +155,154 @@ def attached(instance: PlacementInstance, orphans: Sequence[Sequence[int]]) -> t
                             objective=instance.objective, contiguity=instance.contiguity,
                             name=f"{instance.name}-orphans-attached")
     return red, keep
+
+
+def _enclosed(instance: PlacementInstance, chosen, drop: set[int]) -> dict[int, float]:
+    """For an orphan class that exchanges tensors with one colour class ``C`` only (no other class,
+    no fed orphan; its glued tensor ``t`` from ``C`` feeds no other orphan class): ``{t: the seconds
+    of all the tensors between it and C}``, the glue's cap in place of ``t``'s seconds
+    (:func:`attached`, objective ``max-load``). An accelerator ``D`` holding ``C`` pays the orphan's
+    work where the orphan is with it, else every tensor between the two, each once (out of ``D``
+    or into it); the attached instance keeps none of them on ``D`` (their other consumers are in
+    ``C``, or the orphan produced them) and :func:`_routed` has no edge for them (every end is in
+    ``C``). The peer's BERT-L3 training graph: two classes fed by a forward node and sending their
+    results back to its backward partner (one of them 174.7 ms each way)."""
+    def cls(i):
+        return ("c", instance.colour[i]) if instance.colour[i] is not None else ("n", i)
+
+    tensors = instance.tensors
+    users: dict[int, int] = {}
+    for _grp, t, _ts in chosen:
+        users[t] = users.get(t, 0) + 1
+    fed = {i for grp, _t, _ts in chosen for i in grp}
+    touching: dict[int, list[int]] = {}
+    where = {i: g for g, (grp, _t, _ts) in enumerate(chosen) for i in grp}
+    for ti, (u, cons, sec) in enumerate(tensors):
+        if sec > 0.0:
+            for g in {where[x] for x in (u, *cons) if x in where}:
+                touching.setdefault(g, []).append(ti)
+    out = {}
+    for g, (grp, t, _ts) in enumerate(chosen):
+        if users[t] != 1:
+            continue
+        mine, home = set(grp), cls(tensors[t][0])
+        total = 0.0
+        for ti in touching.get(g, ()):
+            u, cons, sec = tensors[ti]
+            others = [x for x in (u, *cons) if x not in mine]
+            if any(x in fed for x in others):
+                break  # joined to another fed orphan (a pair of _routed)
+            if any(x not in drop and cls(x) != home for x in others):
+                break
+            if any(x not in drop for x in others):
+                total += sec
+        else:
+            out[t] = max(total, tensors[t][2])
+    return out
+
+
+def _through(instance: PlacementInstance, orphans: Sequence[Sequence[int]], chosen) -> dict[int, float]:
+    """Work of the orphan classes fed by no other class but joined to a fed one, directly or
+    through other orphans (:func:`attached`): ``{glued tensor: seconds to add to its glue}``.
+
+    The classes hang on a forest whose roots are the fed classes (a fed ``a`` glued to tensor
+    ``t`` of producer ``p``): a maximum spanning one, grown from all roots at once, each child
+    ``b`` joined to its parent by a *link*, the tensors between the two (either direction; a
+    tensor serves one link). A class's own work (infinite where a node of it runs on no
+    accelerator) is shared out, at most all of it: a share at its node, ``main(b) = min(work,
+    link - kids)``, and the rest to *leaves* under classes of other trees it is joined to by
+    tensors no link took, each leaf at most those tensors' seconds. A node counts ``sub(b) =
+    min(main(b) + its leaves + the sub of its children, its link)``; the root's children and
+    leaves add to ``t``'s glue. Valid, by induction down each tree, for an accelerator ``D``
+    holding ``p``: if ``a`` is on ``D``, ``D`` pays every ``sub`` below it: where the child (or
+    leaf class) is on ``D``, its share of its own work, and its children's by the same argument;
+    where it is not, its link, which crosses ``D``'s boundary (each tensor once, each share of
+    work once); if ``a`` is elsewhere, ``D`` pays ``t`` whole, which the glue never exceeds. The
+    links are orphan-to-orphan tensors touching at most one fed class, which :func:`attached`
+    drops and :func:`_routed` uses only between two fed classes, so none counts twice.
+
+    The peer's BERT-L3 training graph (2026-11-29): a class of 2.287 ms fed only by the big orphan
+    (12.141 ms, fed a 174.7 ms tensor by a forward node and sending one back), joined to it by
+    6.824 ms each way, had been dropped, and a class of 3.2e-10 s joins two trees: with both the
+    attached bound is the optimum, 65.303 ms (63.02 before), and the ideal search proves it alone."""
+    tensors = instance.tensors
+    of = {i: g for g, grp in enumerate(orphans) for i in grp}
+    fed = {id(grp) for grp, _t, _ts in chosen}
+    between: dict[tuple[int, int], list[int]] = {}  # (class, class) -> the tensors joining them
+    nbr: dict[int, set[int]] = {}
+    for ti, (u, cons, sec) in enumerate(tensors):
+        if sec <= 0.0:
+            continue
+        ends = {of[x] for x in (u, *cons) if x in of}
+        if len(ends) < 2 or sum(id(orphans[g]) in fed for g in ends) > 1:  # (between fed ones: _routed's)
+            continue
+        for a in ends:
+            for b in ends - {a}:
+                nbr.setdefault(a, set()).add(b)
+                if a < b:
+                    between.setdefault((a, b), []).append(ti)
+    used: set[int] = set()
+
+    def link(a, b):  # the seconds of the tensors between a and b that no other link took
+        return math.fsum(tensors[ti][2] for ti in between[(min(a, b), max(a, b))] if ti not in used)
+
+    # a maximum spanning forest from the fed classes (Prim's order: the heaviest link first; a
+    # tensor joining three classes serves one link, so a link is re-weighed when it comes up)
+    root = {of[grp[0]]: t for grp, t, _ts in chosen}
+    parent: dict[int, tuple[int, float]] = {}
+    order: list[int] = []
+    heap = [(-link(a, b), b, a) for a in root for b in nbr.get(a, ())]
+    heapq.heapify(heap)
+    reached = set(root)
+    while heap:
+        sec, b, a = heapq.heappop(heap)
+        if b in reached:
+            continue
+        now = link(a, b)
+        if now < -sec:
+            heapq.heappush(heap, (-now, b, a))
+            continue
+        reached.add(b)
+        used.update(between[(min(a, b), max(a, b))])
+        parent[b] = (a, now)
+        order.append(b)
+        for c in nbr.get(b, ()):
+            if c not in reached:
+                heapq.heappush(heap, (-link(b, c), c, b))
+    def work(b):
+        gb = orphans[b]
+        return math.fsum(instance.acc_seconds[i] for i in gb) if all(instance.supported[i] for i in gb) else math.inf
+
+    main: dict[int, float] = {}  # the share of a class's own work at its node of the forest
+    kids: dict[int, float] = {}
+    for b in reversed(order):  # children before parents
+        a, ln = parent[b]
+        main[b] = min(work(b), max(ln - kids.get(b, 0.0), 0.0))
+        kids[a] = kids.get(a, 0.0) + min(main[b] + kids.get(b, 0.0), ln)
+    # the rest of its work goes to leaves under classes of other trees it is joined to by tensors no
+    # link took (the peer's BERT-L3 training graph: a class joined to two trees, 1.2e-10 s each way)
+    tree = dict(zip(root, root))
+    for b in order:
+        tree[b] = tree[parent[b][0]]
+    spent, leaves = dict(main), {}
+    for x, y in sorted(between):
+        if x not in tree or y not in tree or tree[x] == tree[y] or (ln := link(x, y)) <= 0.0:
+            continue
+        left = {b: 0.0 if b in root else min(work(b) - spent[b], ln) for b in (x, y)}
+        host, leaf = (x, y) if left[y] >= left[x] else (y, x)
+        if left[leaf] > 0.0:
+            spent[leaf] += left[leaf]
+            leaves[host] = leaves.get(host, 0.0) + left[leaf]
+            used.update(between[(x, y)])
+    kids = {}
+    for b in reversed(order):
+        a, ln = parent[b]
+        kids[a] = kids.get(a, 0.0) + min(main[b] + kids.get(b, 0.0) + leaves.get(b, 0.0), ln)
+    out: dict[int, float] = {}
+    for r, t in root.items():
+        if (g := kids.get(r, 0.0) + leaves.get(r, 0.0)) > 0.0:
+            out[t] = out.get(t, 0.0) + g
+    return out
 
 
 def _routed(instance: PlacementInstance, chosen, glue: dict[int, float], drop: set[int]):
@@ -256,7 +411,7 @@ def _routed(instance: PlacementInstance, chosen, glue: dict[int, float], drop: s
                 # with it): the one from the end before it (the last output, where the glued end is
                 # the first input) at its full half-weight first, the one to the end after it the rest
                 if ends[j][2] > 0.0:
-                    budget = ends[j][0] - ends[j][2]
+                    budget = max(ends[j][0] - ends[j][2], 0.0)  # (a glue past s: _enclosed)
                     w[j - 1] = min(w[j - 1], budget)
                     w[j] = min(w[j], budget - w[j - 1])
             edges = [(ends[j][1], ends[(j + 1) % m][1], w[j]) for j in range(m)]
