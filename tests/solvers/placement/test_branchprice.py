@@ -14,7 +14,8 @@ from splitopt.models.placement import evaluate
 from splitopt.solvers.placement.branchprice import BranchPrice, Node
 from splitopt.solvers.placement.colgen import EXACT, relaxation
 from splitopt.solvers.placement.configlp import _placement, prove_above
-from splitopt.solvers.placement.pricing import _Data, _PathDP
+from splitopt.solvers.placement.pathdp import _PathDP
+from splitopt.solvers.placement.pricing import _Data
 
 
 def _subsets(G):

@@ -955,7 +955,8 @@ def test_few_open_order_lets_the_dp_price_a_ladder(contiguity, monkeypatch):
     # BERT-L6 training graph, 58 open); the DP over it is exact (against the pricing MILP)
     import networkx as nx
 
-    from splitopt.solvers.placement.pricing import _few_open_order, _PathDP, _Pricer
+    from splitopt.solvers.placement.pathdp import _few_open_order, _PathDP
+    from splitopt.solvers.placement.pricing import _Pricer
 
     inst = _ladder(40, contiguity)
     d = _Data(inst)

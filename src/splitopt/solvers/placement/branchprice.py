@@ -10,7 +10,7 @@ Each node is the configuration LP of :class:`~.configlp._ColGen` under branching
 - *Ryan-Foster pairs* (Ryan and Foster, 1981): classes ``a, b`` such that some column of positive
   value holds both and another holds just one; the *same* child admits only columns holding both
   or neither, the *apart* child none holding both. Both children exclude the LP solution; the DP
-  pricing (:class:`~.pricing._PathDP`) carries a pair as a pseudo-tensor of no seconds whose code
+  pricing (:class:`~.pathdp._PathDP`) carries a pair as a pseudo-tensor of no seconds whose code
   is the first class's choice, so the pricing stays exact under the branching.
 
 A node is pruned when its Lagrangian bound exceeds ``k`` (the proof of :mod:`.colgen`: the node's
@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from splitopt.solvers.placement.configlp import _ColGen, _placement
-from splitopt.solvers.placement.pricing import LOAD_TOL, _Data, _PathDP
+from splitopt.solvers.placement.pathdp import LOAD_TOL, _PathDP
+from splitopt.solvers.placement.pricing import _Data
 
 EPS = 1e-6
 """Column values below this count as zero."""

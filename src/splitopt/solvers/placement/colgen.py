@@ -43,7 +43,7 @@ states a step; ResNet-50 keeps at most 3 tensors open; the order with the fewest
 topological ones for convex sets; tensors of the same member classes merged, since 2026-11-25:
 layer graphs of three parallel branches keep 4 open, their training graphs 6, the BERT-like
 training graphs 8 with 16-26 states; since 2026-11-28 also greedy orders that add the class opening
-the fewest tensors, :func:`~.pricing._few_open_order`: the peer's BERT-L6 training graph keeps 12-13
+the fewest tensors, :func:`~.pathdp._few_open_order`: the peer's BERT-L6 training graph keeps 12-13
 open instead of 58, and its non-contiguous row went from 8.3 % to 1.5 % open at 60 s), its steps merged by a compiled kernel (:func:`_dp_step`, numba:
 40-150 ms a pricing on ResNet-50, 40 columns each, against 0.3-0.6 s for the numpy version and 1-4
 s for a MILP); else a MILP (:class:`_Pricer`, knapsack rows with the
@@ -131,7 +131,8 @@ from splitopt.instances.placement import PlacementInstance
 from splitopt.solvers.placement.branchprice import BranchPrice
 from splitopt.solvers.placement.configlp import HEURISTIC_FROM, KEEP, _ColGen, _placement, _sets_of, prove_above  # noqa: F401
 from splitopt.solvers.placement.master import _Master, _restricted_mip  # noqa: F401
-from splitopt.solvers.placement.pricing import _Data, _fractional_knapsack, _max_memory, _PathDP, _Pricer  # noqa: F401
+from splitopt.solvers.placement.pathdp import _PathDP  # noqa: F401
+from splitopt.solvers.placement.pricing import _Data, _fractional_knapsack, _max_memory, _Pricer  # noqa: F401
 
 BRANCH_SHARE = 0.5
 """The share of the time left that the branch and price (:mod:`.branchprice`) may take to decide
@@ -145,7 +146,7 @@ decided nothing in 45 s; the layer graphs it closes start 0.3-0.95 % apart, 2026
 EXACT = 5e-10
 """How far below the incumbent ``U`` the branch and price decides the value that certifies it:
 proven, the bound ``(1 - EXACT) U`` meets the package's 1e-9 (relative) for ``optimal``; the DP
-admits sets up to :data:`~.pricing.LOAD_TOL` above a value, far less than this."""
+admits sets up to :data:`~.pathdp.LOAD_TOL` above a value, far less than this."""
 
 JUMP = 1e-4
 """Within this share of the incumbent, the branch and price decides the certifying value

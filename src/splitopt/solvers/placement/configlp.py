@@ -14,7 +14,8 @@ import numpy as np
 
 from splitopt.instances.placement import PlacementInstance
 from splitopt.solvers.placement.master import _Master, _restricted_mip
-from splitopt.solvers.placement.pricing import _Data, _max_memory, _PathDP, _Pricer
+from splitopt.solvers.placement.pathdp import _PathDP
+from splitopt.solvers.placement.pricing import _Data, _max_memory, _Pricer
 
 KEEP = 2048
 """Points a front keeps in the DP's heuristic pricing (:meth:`_ColGen._price_at`; 0: exact pricing

@@ -1,4 +1,4 @@
-"""The compiled kernels of the configuration LP's DP pricing (:class:`~.pricing._PathDP`): one step
+"""The compiled kernels of the configuration LP's DP pricing (:class:`~.pathdp._PathDP`): one step
 of the Pareto-front DP (:func:`_dp_step`) and the fractional-knapsack completion bound that prunes
 it (:func:`_knapsacks`, :func:`_completion`; Dantzig's bound). Split out of :mod:`.pricing` (issue 22:
 modules under 600 lines); the mathematics is in :mod:`splitopt.solvers.placement.colgen`'s
