@@ -48,14 +48,21 @@ def test_memo_keeps_partial_loads_that_cut_the_search():
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_ideals_equals_milp_on_parallel_branches(seed):
-    """The search from either end and the DP over all ideals (:mod:`.idealdp`) = the MILP."""
+def test_ideals_equals_milp_on_parallel_branches(seed, monkeypatch):
+    """The search from either end, the DP over all ideals (:mod:`.idealdp`) first and alone
+    (:func:`.ideals._dp_first`), and the DP after the incumbent and bounds = the MILP."""
+    from splitopt.solvers.placement import ideals
+
     inst = branches(seed)
     m = solve(inst, "milp", time_limit=60)
     assert m.status == "optimal"
     runs = {d: solve(inst, "ideals", direction=d, dp=False) for d in ("forward", "reverse")}
-    runs["dp"] = solve(inst, "ideals", direction="forward")  # one direction: the DP runs first
-    assert runs["dp"].info.get("dp") == "proved" or runs["dp"].info.get("proof") == "isolation bound"
+    runs["dp"] = solve(inst, "ideals")
+    assert runs["dp"].info["proof"] == "DP over all ideals"  # (a few hundred ideals at most)
+    with monkeypatch.context() as mp:
+        mp.setattr(ideals, "DP_FIRST", 0)
+        runs["dp-late"] = solve(inst, "ideals", direction="forward")  # one direction: the DP runs first
+    assert runs["dp-late"].info.get("dp") == "proved" or runs["dp-late"].info.get("proof") == "isolation bound"
     for how, r in runs.items():
         assert r.status == "optimal" and close(r.objective, m.objective, 1e-7), (how, r.objective, m.objective)
 
@@ -188,3 +195,23 @@ def test_compiled_listing_equals_the_python_listing(make):
         ups = sorted(lat.mask(x) for x in lat.up_idx[lat.up_ptr[j]:lat.up_ptr[j + 1]])
         assert ups == sorted(m | (1 << s) for s in bits(fronts[i]))
     assert lat.mask(lat.full) == con.full
+
+
+def test_dp_first_proves_the_small_packaged_workloads_and_gives_way_when_short_of_time():
+    # the peer's BERT-24 and ResNet-50 (packaged): the DP alone proves the chain optimum (the same
+    # value as the full path: the search with its incumbent and bounds, DP_FIRST = 0); with a limit
+    # under the kernels' load time it gives way to that path
+    from splitopt.instances.importers.dnn_partitioning import load_packaged
+    from splitopt.models.placement import evaluate
+    from splitopt.solvers.placement import idealdp, ideals
+
+    for name in ("bert24_training", "resnet50_inference"):
+        inst = load_packaged(name, contiguity="chain")
+        r = ideals.solve(inst, time_limit=60)
+        assert r.status == "optimal" and r.info["proof"] == "DP over all ideals" and r.info["ideals"] <= ideals.DP_FIRST
+        full = ideals.solve(inst, time_limit=60, dp=False)
+        v, vf = evaluate(inst, r.assignment)[0], evaluate(inst, full.assignment)[0]
+        assert full.status == "optimal" and close(v, vf, 1e-12) and r.bound <= v
+        short = ideals.solve(inst, time_limit=0.5 * idealdp.LOAD_WORTH)
+        assert "ideals" not in short.info and evaluate(inst, short.assignment)[0] >= v * (1 - 1e-12)
+
