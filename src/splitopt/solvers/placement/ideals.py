@@ -91,10 +91,11 @@ DP_LOCAL = 0.1
 """Seconds of the chain local search before the DP on many ideals (at most 5 % of the time left)."""
 
 DP_FIRST = 500
-"""Up to this many ideals the DP over all of them runs first, alone (:func:`_dp_first`): on the
-peer's ten workloads with at most 242 ideals it proves in 0.1-2 ms where the incumbent, the bounds
-and the search took 6-96 ms (BERT-24, ResNet-50, GNMT layers; measured 2026-11-29); on 1,428
-(BERT-L3 inference) the search proves in 17 ms and the DP from no incumbent takes 74 ms."""
+"""Up to this many ideals, in a process that has loaded the compiled kernels, the DP over all of
+them runs first, alone (:func:`_dp_first`): on the peer's seven workloads with at most 242 ideals
+it proves in 0.1-2 ms where the incumbent, the bounds and the search took 6-96 ms (BERT-24,
+ResNet-50, GNMT layers; measured 2026-11-29); on 1,428 (BERT-L3 inference) the search proves in
+17 ms and the DP from no incumbent takes 74 ms."""
 
 MAX_BLOCKS = 200_000
 """The most candidate blocks one state may hold (about 40 MB); past it the search stops with status
@@ -267,13 +268,16 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
 def _dp_first(instance: PlacementInstance, con: Contracted, t0: float, time_limit: float | None) -> AlgoResult | None:
     """On at most :data:`DP_FIRST` ideals, the DP over all of them (:func:`.idealdp.solve_dp`) with
     no incumbent and no bound, before anything else: the optimum, or ``None`` (the DP gave way, or
-    found no chain: the full path says why)."""
-    from splitopt.solvers.placement.idealdp import LOAD_WORTH, count_ideals, solve_dp
+    found no chain: the full path says why). Only where this process has loaded the compiled
+    kernels: loading them costs about 1 s, where the search proves such graphs in milliseconds
+    (a command that solves one small graph would pay it: BERT-24's first call took 1.10 s, 0.05 s
+    without)."""
+    from splitopt.solvers.placement.idealdp import _loaded, count_ideals, solve_dp
 
-    rem = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-    if rem is not None and rem < LOAD_WORTH:
+    if not _loaded():
         return None
-    n_ideals = count_ideals(con, None if rem is None else time.perf_counter() + 0.05 * rem, load=True, cap=DP_FIRST)
+    rem = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+    n_ideals = count_ideals(con, None if rem is None else time.perf_counter() + 0.05 * rem, cap=DP_FIRST)
     if n_ideals is None or n_ideals > DP_FIRST:
         return None
     res = solve_dp(instance, con, math.inf, None if rem is None else time.perf_counter() + 0.5 * rem)
