@@ -233,14 +233,14 @@ def _through(instance: PlacementInstance, orphans: Sequence[Sequence[int]], chos
     attached bound is the optimum, 65.303 ms (63.02 before), and the ideal search proves it alone."""
     tensors = instance.tensors
     of = {i: g for g, grp in enumerate(orphans) for i in grp}
-    fed = {id(grp) for grp, _t, _ts in chosen}
+    root = {of[grp[0]]: t for grp, t, _ts in chosen}  # fed class -> its glued tensor
     between: dict[tuple[int, int], list[int]] = {}  # (class, class) -> the tensors joining them
     nbr: dict[int, set[int]] = {}
     for ti, (u, cons, sec) in enumerate(tensors):
         if sec <= 0.0:
             continue
         ends = {of[x] for x in (u, *cons) if x in of}
-        if len(ends) < 2 or sum(id(orphans[g]) in fed for g in ends) > 1:  # (between fed ones: _routed's)
+        if len(ends) < 2 or sum(g in root for g in ends) > 1:  # (between fed ones: _routed's)
             continue
         for a in ends:
             for b in ends - {a}:
@@ -254,7 +254,6 @@ def _through(instance: PlacementInstance, orphans: Sequence[Sequence[int]], chos
 
     # a maximum spanning forest from the fed classes (Prim's order: the heaviest link first; a
     # tensor joining three classes serves one link, so a link is re-weighed when it comes up)
-    root = {of[grp[0]]: t for grp, t, _ts in chosen}
     parent: dict[int, tuple[int, float]] = {}
     order: list[int] = []
     heap = [(-link(a, b), b, a) for a in root for b in nbr.get(a, ())]
@@ -275,6 +274,7 @@ def _through(instance: PlacementInstance, orphans: Sequence[Sequence[int]], chos
         for c in nbr.get(b, ()):
             if c not in reached:
                 heapq.heappush(heap, (-link(b, c), c, b))
+
     def work(b):
         gb = orphans[b]
         return math.fsum(instance.acc_seconds[i] for i in gb) if all(instance.supported[i] for i in gb) else math.inf
