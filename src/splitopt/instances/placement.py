@@ -42,6 +42,7 @@ Options, explicit fields:
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Mapping
@@ -53,6 +54,7 @@ from splitopt.instances import limits
 
 OBJECTIVES = ("max-load", "fwd+bwd")
 CONTIGUITIES = ("none", "convex", "chain")
+_DATA_FIELDS = ("nodes", "cpu_seconds", "acc_seconds", "tensors", "supported", "size_bytes", "backward", "colour")
 
 
 @dataclass(frozen=True, eq=False)
@@ -288,7 +290,27 @@ class PlacementInstance:
                    contiguity=d.get("contiguity", "none"), name=str(d.get("name", "device")), meta=d.get("meta", {}))
 
     def with_(self, **changes) -> "PlacementInstance":
+        """A copy with ``changes``. Where only the contiguity or the objective changes (the
+        algorithms' chain and non-contiguous copies), the validated data is shared instead of
+        checked again: a copy of a 10,026-node graph took 0.6-1 s of a 2 s limit (2026-11-29)."""
+        if changes and set(changes) <= {"contiguity", "objective"}:
+            for key, allowed in (("contiguity", CONTIGUITIES), ("objective", OBJECTIVES)):
+                if key in changes and changes[key] not in allowed:
+                    raise InstanceError(key, f"must be one of {', '.join(allowed)}, got {changes[key]!r}")
+            new = copy.copy(self)  # the cached properties (order, edges, classes) are the data's
+            for key, v in changes.items():
+                object.__setattr__(new, key, v)
+            object.__setattr__(new, "meta", dict(self.meta))
+            return new
         return replace(self, **changes)
+
+    def same_data(self, other: "PlacementInstance") -> bool:
+        """Whether ``other`` is ``self`` or a :meth:`with_` copy of it that changed only the
+        contiguity or the objective (the same node and tensor tuples, not merely equal ones)."""
+        return other is self or (isinstance(other, PlacementInstance)
+                                 and all(getattr(self, f) is getattr(other, f) for f in _DATA_FIELDS)
+                                 and (self.n_accelerators, self.n_cpus, self.acc_memory_bytes)
+                                 == (other.n_accelerators, other.n_cpus, other.acc_memory_bytes))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, PlacementInstance) and self.to_dict() == other.to_dict()

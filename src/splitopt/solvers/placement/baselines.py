@@ -100,6 +100,19 @@ def _run_costs(con: Contracted, cap: float | None, deadline: float | None = None
     return acc, cpu
 
 
+def _greedy_seconds(n: int) -> float:
+    """What :func:`greedy_blocks` gets past a deadline: :data:`GREEDY_SECONDS`, or about eight
+    splits of ``n`` super-nodes where that is more (a split takes about 7 us a super-node: 37 ms on
+    a 10,026-node training graph's 4,994, 2026-11-29; the bisection needs about eight to reach its
+    first fitting threshold and refine it)."""
+    return max(GREEDY_SECONDS, 8 * 8e-6 * n)
+
+
+RUN_COSTS_S = 2e-7
+"""Seconds per squared super-node that :func:`linearised_blocks` needs at the least (the run costs
+and the DP: 320-410 ns on 482-3,970 super-nodes, measured 2026-11-29 on the 2-core EPYC, one core
+busy); where a deadline leaves less, it goes to the greedy split straight away."""
+
 GREEDY_SECONDS = 0.1
 """What :func:`linearised_blocks` gives its greedy fallback past its own deadline: the bisection
 stops there with the best split so far (a split of a 6,083-node graph takes about 10 ms)."""
@@ -121,48 +134,59 @@ def greedy_blocks(instance: PlacementInstance, con: Contracted,
     msize = [bin(cm | (1 << su)).count("1") for su, cm, _s, _b in tens]
     sec = [t[2] for t in tens]
 
+    touch, accw, cpuw, size, sup = con.touch, con.accw, con.cpuw, con.size, con.sup
+    cnt = [0] * len(tens)  # per tensor: its members in the current run (reset through ``touched``)
+
+    def delta(s):  # the seconds an accelerator run's load grows by when s joins (cnt unchanged)
+        d = accw[s]
+        for t in touch[s]:
+            b, m = cnt[t], msize[t]
+            d += sec[t] * ((0 < b + 1 < m) - (0 < b < m))
+        return d
+
     def split(T: float):
-        runs, cnt, touched = [], {}, []
+        runs, touched = [], []
         start, kind, load, mem, f, c = 0, None, 0.0, 0.0, 0, 0
 
-        def grow(s):  # the run's load with s added, and the tensor counts after (in place)
-            nonlocal load
-            if kind:  # a CPU core: no communication
-                return load + con.cpuw[s]
-            d = con.accw[s]
-            for t in con.touch[s]:
-                before = cnt.get(t, 0)
-                if before == 0:
+        def join(s):  # s joins the accelerator run: its tensors' counts
+            for t in touch[s]:
+                if cnt[t] == 0:
                     touched.append(t)
-                cnt[t] = before + 1
-                d += sec[t] * ((0 < before + 1 < msize[t]) - (0 < before < msize[t]))
-            return load + d
+                cnt[t] += 1
 
         for s in range(n):
-            want = not con.sup[s]  # on a CPU core?
+            want = not sup[s]  # on a CPU core?
             if s > start and want == kind:
-                saved = dict((t, cnt.get(t, 0)) for t in con.touch[s])
-                new = grow(s)
-                if new <= T and (kind or mem + con.size[s] <= cap):
-                    load, mem = new, mem + (0.0 if kind else con.size[s])
+                new = load + (cpuw[s] if kind else delta(s))
+                if new <= T and (kind or mem + size[s] <= cap):
+                    if not kind:
+                        join(s)
+                    load, mem = new, mem + (0.0 if kind else size[s])
                     continue
-                for t, v in saved.items():
-                    cnt[t] = v
             if s > start:
                 runs.append((start, s, kind))
             f, c = f + (not want), c + want
             if f > k or c > l_:
-                return None
-            cnt.clear()
+                break
+            for t in touched:
+                cnt[t] = 0
             touched.clear()
             start, kind, load, mem = s, want, 0.0, 0.0
-            load = grow(s)
-            mem = 0.0 if kind else con.size[s]
+            load = cpuw[s] if kind else delta(s)
+            if not kind:
+                join(s)
+            mem = 0.0 if kind else size[s]
             if load > T or mem > cap:
-                return None
-        if n:
-            runs.append((start, n, kind))
-        return runs
+                break
+        else:
+            for t in touched:
+                cnt[t] = 0
+            if n:
+                runs.append((start, n, kind))
+            return runs
+        for t in touched:
+            cnt[t] = 0
+        return None
 
     # the threshold from the work bound up (a split within T has max-load <= T, so none fits below
     # the optimum) by 10 % steps, then bisected to 0.1 %: about ten splits
@@ -197,9 +221,15 @@ def linearised_blocks(instance: PlacementInstance, con: Contracted | None = None
     con = con or contracted(instance)
     n = con.n
     k, l_ = instance.n_accelerators, instance.n_cpus
+    if deadline is not None and RUN_COSTS_S * n * n > deadline - time.perf_counter():
+        # the run costs would not be ready in time: the greedy split gets the time instead of
+        # spending it on them first (a 10,026-node training graph got no placement from here
+        # within 1 s: the costs used the second, the greedy its 0.1 s after, and its search needs
+        # about 0.4 s there)
+        return greedy_blocks(instance, con, max(deadline, time.perf_counter() + _greedy_seconds(n)))
     costs = _run_costs(con, instance.acc_memory_bytes, deadline)
     if costs is None:
-        return greedy_blocks(instance, con, time.perf_counter() + GREEDY_SECONDS)
+        return greedy_blocks(instance, con, time.perf_counter() + _greedy_seconds(n))
     acc, cpu = costs
     # dp[c][f][j]: best bottleneck of the first j super-nodes on c CPU cores and f accelerators
     dp = {}
@@ -241,16 +271,85 @@ def linearised_blocks(instance: PlacementInstance, con: Contracted | None = None
     return blocks[::-1]
 
 
-def linearised_assignment(instance: PlacementInstance, deadline: float | None = None):
+def linearised_assignment(instance: PlacementInstance, deadline: float | None = None, *, orphans: bool = False):
     """``(assignment, runs)`` of the best split of one topological order into runs (a chain
     placement, hence convex), or ``None`` when no split fits; where ``deadline`` (a
-    ``time.perf_counter()`` value) passes first, the greedy split (:func:`linearised_blocks`)."""
-    con = contracted(instance)
-    if con.orphans:
-        raise InstanceError("colour", "backward nodes without a forward node in their colour class: not handled by "
-                                      "the linearised DP")
+    ``time.perf_counter()`` value) passes first, the greedy split (:func:`linearised_blocks`).
+
+    Backward-only colour classes (weight updates: :attr:`~.common.Contracted.orphans`) are refused
+    unless ``orphans``: then the runs are split without them (the tensors that feed them are not in
+    the runs' loads) and each joins the device it exchanges the most seconds with
+    (:func:`_place_orphans`; the chain and convex rules do not constrain backward-only classes), a
+    first placement for the incumbent phase (:func:`~.incumbent.incumbent`). Until 2026-11-29 such
+    graphs got no placement from here, and where the ideal search found none within a short limit
+    every node went to one device: a 10,026-node GNMT-like training graph with weight updates,
+    non-contiguous, 10 s, came back at 99.36 ms, against 2.09 ms from the chain answer of the same
+    limit."""
+    try:
+        con = contracted(instance)
+        if con.orphans:
+            raise InstanceError("colour", "backward nodes without a forward node in their colour class: not handled "
+                                          "by the linearised DP")
+    except InstanceError:
+        if not orphans:
+            raise
+        con = contracted(instance, orphans_only=True)
     blocks = linearised_blocks(instance, con, deadline)
-    return None if blocks is None else (assignment_from_blocks(instance, con, blocks), len(blocks))
+    if blocks is None:
+        return None
+    out = assignment_from_blocks(instance, con, blocks)
+    if con.orphans and not _place_orphans(instance, out, con.orphans):
+        return None
+    return out, len(blocks)
+
+
+def _place_orphans(instance: PlacementInstance, out: list[str], orphans: list[list[int]]) -> bool:
+    """Put each backward-only class of ``orphans`` (node lists; ``out[i] == ""`` for their nodes) on
+    the device it exchanges the most tensor seconds with among the placed nodes (an accelerator
+    only where all its nodes are supported; classes fed only by other orphans wait for those; a
+    class with no placed neighbour goes to the first device that can run it), in place. ``False``
+    where a class fits no device (unsupported nodes and no CPU core)."""
+    k = instance.n_accelerators
+    cpu0 = "cpu0" if instance.n_cpus else None
+    nbr: dict[int, list[tuple[int, float]]] = {}
+    for u, cons, sec in instance.tensors:
+        for c in cons:
+            nbr.setdefault(u, []).append((c, sec))
+            nbr.setdefault(c, []).append((u, sec))
+    todo = list(orphans)
+    while todo:
+        waiting = []
+        for cl in todo:
+            mine = set(cl)
+            pull: dict[str, float] = {}
+            for i in cl:
+                for j, sec in nbr.get(i, ()):
+                    if j not in mine and out[j]:
+                        pull[out[j]] = pull.get(out[j], 0.0) + sec
+            sup = all(instance.supported[i] for i in cl)
+            ok = [d for d in pull if sup or d.startswith("cpu")]
+            if ok:
+                dev = max(ok, key=lambda d: (pull[d], d))
+            elif pull:  # unsupported, every neighbour on an accelerator
+                dev = cpu0
+            else:
+                waiting.append(cl)
+                continue
+            if dev is None:
+                return False
+            for i in cl:
+                out[i] = dev
+        if len(waiting) == len(todo):  # no placed neighbour left to follow: the first device that runs them
+            dev = "acc0" if k else cpu0
+            for cl in waiting:
+                d = dev if all(instance.supported[i] for i in cl) else cpu0
+                if d is None:
+                    return False
+                for i in cl:
+                    out[i] = d
+            return True
+        todo = waiting
+    return True
 
 
 def linearised_dp(instance: PlacementInstance) -> AlgoResult:

@@ -169,7 +169,12 @@ optimum 7.244242 ms optimal for the convex problem in 18 s, 12 s of them the fir
 search (the MILP and the non-contiguous relaxation: 1.5 % open at 60 s; measured 2026-11-25)."""
 
 
-def _colgen_applies(instance: PlacementInstance, value: float) -> bool:
+ORDER_S, ORDER_SHARE = 2e-6, 0.1
+""":func:`_colgen_applies` builds the DP pricer only where ``ORDER_S`` x classes^2 (its orders:
+about 17 s each on 4,994 classes, 2026-11-29) is at most ``ORDER_SHARE`` of the time left."""
+
+
+def _colgen_applies(instance: PlacementInstance, value: float, seconds: float | None = None) -> bool:
     """Whether the configuration LP of :mod:`.colgen` is priced by its DP here (accelerators,
     few tensors open along a topological order, memory not binding). For ``convex`` contiguity its
     bound is that of the non-contiguous problem (a relaxation) and its placements count only where
@@ -179,6 +184,10 @@ def _colgen_applies(instance: PlacementInstance, value: float) -> bool:
     if instance.contiguity == "chain" or instance.n_accelerators == 0 or not math.isfinite(value):
         return False
     d = _Data(instance)
+    if d.convex_tens is None and d.G > COLGEN_MAX_CLASSES:
+        return False  # (the answer below; the orders its build tries took 52 s on 4,994 classes)
+    if seconds is not None and ORDER_S * d.G ** 2 > ORDER_SHARE * seconds:
+        return False  # its build would take the time (a 10,026-node graph, 10 s: the call took 28 s)
     dp = _PathDP.build(d, value, relax_memory=True)
     return dp is not None and (dp.convex or d.G <= COLGEN_MAX_CLASSES)
 
@@ -279,7 +288,7 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
     polish = polish and instance.contiguity != "chain" and inc is not None
     early = None  # the re-placement, started beside the configuration LP
     if polish and time_limit is not None and time_limit - (time.perf_counter() - t0) >= COLGEN_FROM \
-            and _colgen_applies(instance, inc_val):
+            and _colgen_applies(instance, inc_val, time_limit - (time.perf_counter() - t0)):
         # the configuration LP first: a bound that sees communication (and, for convex, the
         # convexity of every device) with price-and-branch placements; it often closes the gap
         # alone (ResNet-50 convex in 1-2 s, non-contiguous in 26-30 s, where the MILP's bound
