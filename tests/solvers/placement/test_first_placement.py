@@ -98,3 +98,20 @@ def test_configuration_lp_skipped_where_its_build_would_not_fit():
     assert _colgen_applies(inst, v) and _colgen_applies(inst, v, 60.0)
     assert not _colgen_applies(inst, v, 1e-9)
     assert not _colgen_applies(inst, math.inf)
+
+
+def test_auto_rule_1e_linearised_where_the_ideal_search_cannot_start(monkeypatch):
+    """``auto``'s rule 1e: where the ideal search's set-up exceeds its time, the linearised split
+    and the chain local search answer; else the ideal search runs (checked by the methods tried)."""
+    from splitopt.solvers.placement import auto, incumbent
+
+    inst = _orphan_graph(0, "gnmt").with_(contiguity="chain")
+    r = auto.solve(inst, time_limit=5.0)
+    assert r.info["tried"][0]["method"] == "ideals"
+    monkeypatch.setattr(incumbent, "SETUP_S_PER_NODE", (1.0, 1.0))  # no limit is long enough
+    r = auto.solve(inst, time_limit=5.0)
+    methods = [t["method"] for t in r.info["tried"]]
+    assert methods[:2] == ["linearised", "chain-search"]
+    v = evaluate(inst, r.assignment)[0]
+    assert v <= r.info["tried"][0]["value"] * (1 + 1e-12) and r.bound <= v * (1 + 1e-12)
+    assert r.status in ("optimal", "time_limit", "feasible")

@@ -50,8 +50,10 @@ def _with_orphans(instance: PlacementInstance, orphans, time_limit, node_limit, 
     if done is not None:
         cands.append((evaluate(instance, done)[0], done, "completed"))
     lb = max(r.bound if r.bound is not None else 0.0, work_bound(instance))
-    if not cands or min(c[0] for c in cands) > lb * (1 + 1e-12):
+    if (not cands or min(c[0] for c in cands) > lb * (1 + 1e-12)) and (deadline is None
+                                                                       or time.perf_counter() < deadline):
         # the bounds of the whole instance, where the attached one does not prove the completion
+        # (not past the limit: 0.7 s on a 10,026-node graph)
         pre = None if time_limit is None else time.perf_counter() + 0.1 * time_limit
         lb = max(lb, cardinality_bound(instance, pre), comm_work_bound(instance, deadline=pre))
     # re-hosting: the search again with each orphan class merged into a class on the device the
