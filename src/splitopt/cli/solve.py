@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 from splitopt.cli._fmt import _fit_lines, _fmt_s, _table
@@ -144,7 +145,7 @@ def cmd_solve(args) -> int:
         out = sol.to_dict()
         out["timing"] = timing
         _add_plan(out, inst, sol, args.file)  # issue 23: stages named by layers and FQNs, for `splitopt export`
-        text = json.dumps(out, indent=1, default=str)
+        text = json.dumps(_finite(out), indent=1, default=str, allow_nan=False)
         if args.save:  # the same JSON as --json, kept for `splitopt export`
             from splitopt.instances.io import write_text_atomic
 
@@ -165,6 +166,20 @@ def cmd_solve(args) -> int:
         when = f"time {_fmt_s(sol.seconds)} (first call: includes imports and caches; --repeat R for warm timings)"
     print(f"algorithm {sol.algorithm}: {when}")
     return 0
+
+
+def _finite(x):
+    """``x`` with every infinite or NaN float written as ``null``: standard JSON, which splitopt's
+    own reader and strict parsers accept (a throughput instance of zero work has an infinite
+    throughput; a step of ``auto`` whose placement did not count has no value; the file had
+    ``Infinity`` before 2026-11-29)."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
 
 
 def _add_plan(out: dict, inst, sol, path: str) -> None:

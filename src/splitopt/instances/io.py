@@ -54,6 +54,16 @@ def from_envelope(d: Any) -> Any:
     if not isinstance(d, dict):
         raise InstanceError("", f"a splitopt file must hold a JSON object, got {type(d).__name__}")
     fmt = d.get("format")
+    if fmt is None and {"family", "algorithm", "assignment"} <= d.keys():
+        where = d.get("instance")
+        raise InstanceError("format", "this is a solution (written by `splitopt solve --save` or --json), not an "
+                                      "instance: solve the instance file it came from"
+                                      + (f" ({where})" if isinstance(where, str) else "")
+                                      + ", or give it to `splitopt export`")
+    if fmt is None and {"cpus", "fpgas"} <= d.keys():
+        raise InstanceError("format", "this is a placement in dnn-partitioning's shape (written by --export-placement), "
+                                      "not an instance: solve the instance file, or import the peer's workload with "
+                                      "`splitopt import dnn-partitioning`")
     if fmt != FORMAT_VERSION:
         raise InstanceError("format", f"unsupported format version {fmt!r} (this splitopt reads {FORMAT_VERSION})")
     kind = d.get("kind")

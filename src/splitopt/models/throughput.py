@@ -365,7 +365,10 @@ def define_split_cap(m, instance: ThroughputInstance, formulation: str) -> None:
     import pyomo.environ as pyo
 
     L = instance.n_layers
-    m.G = pyo.RangeSet(0, L - 2) if L > 1 else pyo.Set(initialize=[])
+    if L < 2:
+        return  # no split point in a one-layer order: the cap holds trivially (a Pyomo row over an
+        # empty sum is a constant, which Pyomo refuses: every formulation raised on such files)
+    m.G = pyo.RangeSet(0, L - 2)
     if formulation == "rlt":
         m.z = pyo.Var(m.G, m.A, m.A, domain=pyo.NonNegativeReals)
         m.z_src = pyo.Constraint(m.G, m.A, rule=_checked(lambda m, i, a: sum(m.z[i, a, b] for b in m.A) == m.x[a, i]))

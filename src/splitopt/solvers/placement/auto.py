@@ -179,7 +179,10 @@ def _record(instance, name, r, best, best_v, bound, tried):
         v = evaluate(instance, r.assignment)[0]
     except InfeasibleSolution:  # the relaxation's placement is not convex: only its bound counts
         v = math.inf
-    tried.append({"method": name, "status": r.status, "value": v, "bound": r.bound})
+    entry = {"method": name, "status": r.status, "value": v if math.isfinite(v) else None, "bound": r.bound}
+    if not math.isfinite(v):  # (its status is the relaxation's own)
+        entry["note"] = "its placement is not convex: only its bound counts"
+    tried.append(entry)
     if v < best_v:
         best, best_v = list(r.assignment), v
     if r.bound is not None:
