@@ -348,3 +348,17 @@ def test_lp_and_colgen_name_an_instance_without_placement():
         solve(none, "lp", time_limit=10)
     with pytest.raises(InfeasibleSolution, match="no placement exists"):
         solve(chain, "colgen", time_limit=10)
+
+
+@pytest.mark.parametrize("seed", [5, 17, 21])
+def test_milp_names_a_class_above_the_memory(seed):
+    # a class a hair larger than an accelerator's memory, no CPU core: brute force finds no
+    # placement, and the MILP said "status numerical" (found by fuzzing, 2026-11-29)
+    from splitopt.errors import NoFeasibleSolution
+
+    inst = generate(seed, n_nodes=4, n_accelerators=2, n_cpus=0, memory=False, unsupported=0, contiguity="none")
+    inst = inst.with_(acc_memory_bytes=max(inst.size_bytes) * (1 - 1e-9))
+    with pytest.raises(InfeasibleSolution):
+        solve(inst, "bruteforce")
+    with pytest.raises(NoFeasibleSolution, match="more than an accelerator's memory"):
+        solve(inst, "milp", time_limit=10)

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
-from splitopt.models.placement import evaluate, work_bound
+from splitopt.models.placement import check_placeable, evaluate, work_bound
 from splitopt.models.placement_milp import assignment_from_milp, build_milp, build_seconds
 from splitopt.solvers.placement.bounds import combinatorial_bound
 from splitopt.solvers.placement.incumbent import incumbent as _incumbent
@@ -261,6 +261,9 @@ def solve(instance: PlacementInstance, solver: str = "highs", time_limit: float 
 
     if symmetry is None:
         symmetry = instance.contiguity != "none"
+    # no placement for a reason seen without a search: said at once (HiGHS called such a model
+    # "numerical" where the memory is a hair below a class's bytes, found by fuzzing 2026-11-29)
+    check_placeable(instance)
     t0 = time.perf_counter()
     lb, lbs = combinatorial_bound(instance, deadline=None if time_limit is None else t0 + 0.1 * time_limit)
     if lower_bound is not None and math.isfinite(lower_bound) and lower_bound > lb:

@@ -59,7 +59,7 @@ import math
 import sys
 import time
 
-from splitopt.errors import InstanceError
+from splitopt.errors import InstanceError, NoFeasibleSolution
 from splitopt.families import AlgoResult
 from splitopt.instances.throughput import ThroughputInstance
 from splitopt.models.throughput import single_node_periods
@@ -567,7 +567,7 @@ class _BnB(Phases):
                 raise self.dl.no_answer()
             if self.stopped:
                 raise InstanceError("instance", f"no feasible placement found before the {self.stopped}")
-            raise InstanceError("instance", "no feasible placement (pins, memory, cap and contiguity conflict)")
+            raise NoFeasibleSolution("no feasible placement (pins, memory, cap and contiguity conflict)")
         if self.stopped:
             if self.run_mode or not self.searching:  # no open bounds kept (run search) or none yet
                 bound = min(self.best, self.lb_root)  # (stopped before the search): the root bound

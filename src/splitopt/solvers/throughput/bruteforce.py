@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 
-from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolution
 from splitopt.instances.throughput import ThroughputInstance
 from splitopt.models.throughput import evaluate
 
@@ -26,5 +26,5 @@ def bruteforce(instance: ThroughputInstance, max_leaves: int = MAX_LEAVES) -> li
         if best is None or val < best[0]:
             best = (val, p)
     if best is None:
-        raise InstanceError("instance", "no feasible placement (pins, memory, cap and contiguity conflict)")
+        raise NoFeasibleSolution("no feasible placement (pins, memory, cap and contiguity conflict)")
     return [instance.nodes[a] for a in best[1]]

@@ -96,6 +96,13 @@ def solve(instance: ThroughputInstance, formulation: str = "rlt", solver: str | 
                 raise deadline.no_answer() from None
             return AlgoResult(incumbent, status="time_limit", bound=bound,
                               info={**info, "incumbent": "best single node (the solver found none)"})
+        if res.status == "infeasible" and incumbent is None:
+            # proven: said of the instance, as brute force and bnb say it (with an incumbent it
+            # proves only that nothing beats it: SolverFailed below, which auto reads so)
+            from splitopt.errors import NoFeasibleSolution
+
+            raise NoFeasibleSolution(f"no feasible placement: the {formulation} model is infeasible (pins, memory, cap "
+                                     "and contiguity conflict)")
         raise SolverFailed(f"solver: {solver} returned no solution of the {formulation} model (status {res.status})"
                            + (f": {res.message}" if res.message else ""), status=res.status)
     return AlgoResult(assignment_from_model(instance, model), status=res.status, bound=bound,
