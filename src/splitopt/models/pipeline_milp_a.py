@@ -13,6 +13,7 @@ from splitopt.models.pipeline import (
 from splitopt.models.pipeline_milp_common import (
     HIGHS_OPTIONS,
     Coefficients,
+    _check_vars,
     _finish,
     _hop_terms,
     _Lin,
@@ -82,10 +83,13 @@ def build_a(instance: PipelineInstance, b: int, rlt: bool = True, cumulative: bo
     # products
     if not cumulative:
         m.q = pyo.Var(range(I), srv, range(N), bounds=(0, 1))
+        _check_vars(I * len(srv) * N)
     gidx = [(k, n, n2) for k in srv if k < K for n in range(N) for n2 in range(N) if n != n2]
     m.g = pyo.Var(gidx, bounds=(0, 1))
     hidx = [(i, k, n, n2) for i in range(I - 1) for (k, n, n2) in gidx]
+    _check_vars(len(hidx))
     m.h = pyo.Var(hidx, bounds=(0, 1))
+    _check_vars(len(hidx))
     m.hc = pyo.Var(range(I - 1), range(N), bounds=(0, 1))
     x1 = {i: cutv(i, 1) for i in range(I - 1)}
     if rlt:

@@ -219,9 +219,16 @@ def relaxation(instance: PipelineInstance, rlt: bool = True, solver: str = "high
     feasible and best), else the best feasible assignment found among the per-``b`` roundings,
     else the exact Formulation for the placement (``info["assignment_from"]`` says which).
 
-    ``time_limit`` covers the loop over ``b`` (checked once per ``b``) and the fallback: stopped
-    before the last ``b``, the minimum over the ``b`` solved is no bound over every ``b``, so the
-    answer has status ``"time_limit"`` and no bound (``info["b_solved"]`` of ``info["b_total"]``)."""
+    ``time_limit`` covers the loop over ``b`` (checked once per ``b``), every model build (checked
+    every 1,000 rows, :func:`~splitopt.models.pipeline_milp.build_deadline`, the first ``b``'s
+    included: Formulation A at I = 60, N = 6 takes about 10 s to build), the hand-over to the
+    solver (a model built too late for it, :data:`HANDOVER_SHARE` of its build time, is not handed
+    over), each LP (the time left, as in :func:`solve`) and the fallback: stopped before the last
+    ``b``, the minimum over the ``b`` solved is no bound over every ``b``, so the answer has status
+    ``"time_limit"`` and no bound (``info["b_solved"]`` of ``info["b_total"]``). Stopped with no
+    assignment (no LP point rounded to a feasible one, and no time left for the exact
+    Formulation), a time-out (:class:`~splitopt.errors.SolverFailed` with status ``"time_limit"``)
+    saying how far the loop got."""
     from splitopt.solvers import exact
 
     dl = Deadline(time_limit)
@@ -229,18 +236,29 @@ def relaxation(instance: PipelineInstance, rlt: bool = True, solver: str = "high
     bound = math.inf
     best = None
     solved = 0
+    name = "the LP relaxation of Formulation A (" + ("RLT" if rlt else "plain McCormick") + ")"
+    where = ""  # the step the deadline stopped, for the time-out's message
     for b in bs:
         if dl.over():
+            where = f", stopped before b = {b}"
             break
         try:
-            with build_deadline(dl if solved else None):
+            t_build = time.perf_counter()
+            with build_deadline(dl):
                 model = build_a(instance, b, rlt=rlt, cumulative=False)  # the digest's q form (RLT level 1)
+            t_build = time.perf_counter() - t_build
         except SolverFailed as exc:
             if exc.status != "time_limit":
                 raise
+            where = f", stopped while building the model at b = {b}"
             break
-        res = exact.solve(model, solver, time_limit=dl.remaining(), relax=True)
+        if dl.end is not None and dl.remaining() < HANDOVER_SHARE * t_build:
+            dl.hit = True  # the hand-over alone would overrun the limit
+            where = f", the model at b = {b} built with no time left to hand it to the solver"
+            break
+        res = exact.solve(model, solver, time_limit=_solver_time(dl, t_build), relax=True)
         if res.status == "time_limit" and res.bound is None:  # the deadline passed in this LP
+            where = f", stopped while solving the LP at b = {b}"
             break
         solved += 1
         if res.status == "infeasible":
@@ -261,7 +279,17 @@ def relaxation(instance: PipelineInstance, rlt: bool = True, solver: str = "high
         raise InstanceError("instance", "the LP relaxation is infeasible for every allowed micro-batch size")
     src = "rounding"
     if best is None:
-        best = (None, solve_best(instance, solver=solver, time_limit=dl.remaining()).assignment)
+        what = f" ({name}: {solved} of {len(bs)} micro-batch sizes solved{where}, no LP point rounded to a " \
+               "feasible assignment"
+        if dl.over():  # no time left for the exact Formulation: no assignment at all
+            raise dl.no_answer(what + ")")
+        try:
+            best = (None, solve_best(instance, solver=solver, time_limit=dl.remaining()).assignment)
+        except SolverFailed as exc:
+            if exc.status != "time_limit":
+                raise
+            f = "A" if instance.memory == "resident" else DEFAULT_FORMULATION[instance.placement]
+            raise dl.no_answer(f"{what}; the exact Formulation {f} found none in the time left)") from exc
         src = "exact"
     return AlgoResult(best[1], status="time_limit" if stopped else "ok", bound=None if stopped else bound,
                       info={"formulation": "A-LP" + ("-RLT" if rlt else "-McCormick"), "assignment_from": src,

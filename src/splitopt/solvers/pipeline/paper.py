@@ -53,7 +53,7 @@ import math
 
 import numpy as np
 
-from splitopt.errors import InfeasibleSolution, InstanceError
+from splitopt.errors import InfeasibleSolution, InstanceError, SolverFailed
 from splitopt.families import AlgoResult
 from splitopt.instances.pipeline import PipelineInstance
 from splitopt.models.pipeline import (
@@ -67,7 +67,7 @@ from splitopt.models.pipeline import (
     transfer_times,
     xi,
 )
-from splitopt.solvers.deadline import Deadline
+from splitopt.solvers.deadline import MIN_REMAINING, Deadline
 
 INF = np.inf
 
@@ -80,10 +80,20 @@ class PaperGraph:
     """The graph of Eqs. (20)-(22) for one ``b`` and exactly ``K`` submodels, compressed by edge
     class: ``cw[c1, n']`` (client vertex ``[0, c1)`` to any submodel-2 vertex on ``n'`` starting at
     ``c1``) and ``sw[k][n, lo, hi, n']`` (vertex ``(k, n, [lo, hi))`` to any ``(k+1, n', [hi,
-    .))``), ``k = 2..K-1``; ``vx[k][n, lo, hi]``: the vertex exists (its block fits in memory)."""
+    .))``), ``k = 2..K-1``; ``vx[k][n, lo, hi]``: the vertex exists (its block fits in memory).
 
-    def __init__(self, instance: PipelineInstance, b: int, K: int):
+    ``deadline`` (a :class:`~splitopt.solvers.deadline.Deadline`): checked per node and layer while
+    the graph is built (about 0.2 s per ``b`` at I = 60, N = 6) and per submodel in
+    :meth:`edge_classes`; once it has passed, :func:`_stopped` is raised."""
+
+    def __init__(self, instance: PipelineInstance, b: int, K: int, deadline: Deadline | None = None):
         self.inst, self.b, self.K = instance, b, K
+        self.deadline = deadline
+
+        def check(what):
+            if deadline is not None and deadline.over():
+                raise _stopped(deadline, b, f"while building its graph ({what})")
+
         I, N = instance.n_layers, instance.n_servers
         self.I, self.N = I, N
         self.xi = xi(instance.batch, b)
@@ -92,6 +102,7 @@ class PaperGraph:
         self.v1 = np.zeros(I + 1, dtype=bool)
         self.cw = np.full((I + 1, N), INF)
         for c1 in range(1, I):
+            check("client vertices")
             if not all(_fits(u, c) for u, c in zip(client_memory(instance, b, c1, K), ccap)):
                 continue
             self.v1[c1] = True
@@ -109,6 +120,7 @@ class PaperGraph:
         comp = np.full((N, I + 1, I + 1), INF)
         for n in range(N):
             for lo in range(1, I):
+                check("server compute")
                 for hi in range(lo + 1, I + 1):
                     F, B = server_times(instance, b, n, lo, hi)
                     comp[n, lo, hi] = F + B
@@ -116,11 +128,13 @@ class PaperGraph:
             v = np.zeros((N, I + 1, I + 1), dtype=bool)
             for n in range(N):
                 for lo in range(1, I):
+                    check("server vertices")
                     for hi in range(lo + 1, I + 1):
                         v[n, lo, hi] = _fits(block_memory(instance, b, lo, hi, k - 1, K), scap[n])
             self.vx[k] = v
         trans = np.full((I + 1, N, N), INF)
         for h in range(1, I):
+            check("transfers")
             for n in range(N):
                 for n2 in range(N):
                     if n == n2:
@@ -130,6 +144,7 @@ class PaperGraph:
                         trans[h, n, n2] = sum(cf + cb for _h, cf, cb in hops)
         self.sw = {}
         for k in range(2, K):
+            check("edge weights")
             w = comp[:, :, :, None] + np.transpose(trans, (1, 0, 2))[:, None, :, :]  # [n, lo, hi, n']
             w = np.where(self.vx[k][:, :, :, None], w, INF)
             self.sw[k] = w
@@ -141,8 +156,10 @@ class PaperGraph:
         c1s, ns = np.nonzero(np.isfinite(self.cw) & self.v1[:, None])
         out += [(float(self.cw[a, c]), 1, (int(a), int(c))) for a, c in zip(c1s, ns)]
         for k, w in self.sw.items():
+            if self.deadline is not None and self.deadline.over():
+                raise _stopped(self.deadline, self.b, "while listing its edges")
             idx = np.argwhere(np.isfinite(w))
-            out += [(float(w[tuple(i)]), k, tuple(int(x) for x in i)) for i in idx]
+            out += [(v, k, tuple(i)) for v, i in zip(w[tuple(idx.T)].tolist(), idx.tolist())]
         return out
 
     # -------------------------------------------------------------- DPs on a subgraph
@@ -176,18 +193,29 @@ class PaperGraph:
         return d
 
 
-def rlt_bound(G: PaperGraph) -> float:
+def rlt_bound(G: PaperGraph, deadline: Deadline | None = None) -> float:
     """The LP bound ``l_b`` of Algorithm 1 line 3: Appendix B's RLT relaxation of the min-sum part
     (vertex variables ``mu``, edge-class variables ``zeta``, marginal equalities C17+/C18+),
-    solved with HiGHS. ``inf`` when infeasible."""
+    solved with HiGHS. ``inf`` when infeasible.
+
+    ``deadline``: checked every :data:`_CHECK_EVERY` columns and rows while the LP is written
+    (3 s at I = 60: 320,000 columns), and the time left is HiGHS's limit (the LP alone took
+    50-100 s there); once it has passed, or HiGHS stops at its limit, :func:`_stopped` is raised."""
     import scipy.sparse as sp
 
     from splitopt.solvers.exact import HighsMatrix
 
     I, K = G.I, G.K
     cols, cost = {}, []
+    ticks = [0]
+
+    def check():
+        ticks[0] += 1
+        if deadline is not None and ticks[0] % _CHECK_EVERY == 0 and deadline.over():
+            raise _stopped(deadline, G.b, "while writing the LP bound of line 3")
 
     def col(key, c):
+        check()
         cols[key] = len(cost)
         cost.append(c)
 
@@ -205,6 +233,7 @@ def rlt_bound(G: PaperGraph) -> float:
     rows, rc, rv, lo_, up_ = [], [], [], [], []
 
     def row(entries, rhs):
+        check()
         r = len(lo_)
         for c, v in entries:
             rows.append(r)
@@ -244,10 +273,42 @@ def rlt_bound(G: PaperGraph) -> float:
     n = len(cost)
     A = sp.csc_matrix((rv, (rows, rc)), shape=(len(lo_), n))
     hm = HighsMatrix.from_arrays(np.array(cost), A, np.array(lo_), np.array(up_), np.zeros(n), np.ones(n))
+    left = None if deadline is None else deadline.remaining()
+    if left is not None:  # what the hand-over to HiGHS (0.25 s at I = 60) left, less HiGHS's overrun
+        hm.set_time_limit(max(left - min(HIGHS_OVERRUN, 0.1 * left), MIN_REMAINING))
     res = hm.solve()
+    if res.status == "time_limit" and deadline is not None:
+        deadline.hit = True  # HiGHS's clock and ours: the limit is the time that was left
+        raise _stopped(deadline, G.b, "while solving the LP bound of line 3")
     if res.status != "optimal" or res.objective is None:
         return INF
     return float(res.objective)
+
+
+#: columns and rows of :func:`rlt_bound`'s LP written between two looks at the clock
+_CHECK_EVERY = 2000
+#: seconds by which HiGHS overran its limit on :func:`rlt_bound`'s LP at I = 60, N = 6 (0.3-0.4 s);
+#: its limit is the time left less this (at most a tenth of it)
+HIGHS_OVERRUN = 0.3
+
+
+def _stopped(deadline: Deadline, b: int, where: str):
+    """The time-out of Algorithm 1 at ``b`` stopped ``where`` before it held a path (a
+    :class:`~splitopt.errors.SolverFailed` with status ``"time_limit"``)."""
+    return deadline.no_answer(f" (Algorithm 1 as printed at b = {b}: stopped {where}, no path held)")
+
+
+def _as_deadline(deadline) -> Deadline | None:
+    """``deadline`` as a :class:`Deadline`; a number is an end time on ``time.perf_counter()``'s
+    clock (the form ``benchmarks/pipeline.py`` passes)."""
+    if deadline is None or not isinstance(deadline, (int, float)):
+        return deadline
+    import time
+
+    dl = Deadline(None)
+    dl.end = float(deadline)
+    dl.limit = round(max(dl.end - time.perf_counter(), 0.0), 3)
+    return dl
 
 
 def _paper_K(instance: PipelineInstance, K) -> int:
@@ -261,20 +322,27 @@ def _paper_K(instance: PipelineInstance, K) -> int:
 
 def algorithm1_fixed_b(instance: PipelineInstance, b: int, K: int, *, deadline: Deadline | None = None,
                        stats=None):
-    """Algorithm 1 as printed for one ``b``: ``(own value L*, plan or None)``. Once ``deadline``
-    has passed (checked per edge class) and a path is held, the best path so far is returned."""
-    G = PaperGraph(instance, b, K)
+    """Algorithm 1 as printed for one ``b``: ``(own value L*, plan or None)`` (``None``: no path
+    exists). ``deadline`` is checked while the graph and the LP of line 3 are built, by HiGHS in
+    that LP, and per edge class; once it has passed and a path is held, the best path so far is
+    returned; before any path, the time-out of :func:`_stopped` is raised (a
+    :class:`~splitopt.errors.SolverFailed` with status ``"time_limit"``: the graph, the LP and the
+    first paths of a 60-layer model take minutes)."""
+    deadline = _as_deadline(deadline)
+    G = PaperGraph(instance, b, K, deadline=deadline)
     x = G.xi
     classes = G.edge_classes()
     classes.sort(key=lambda t: -t[0])  # line 2: descending
-    lb = rlt_bound(G)  # line 3
+    lb = rlt_bound(G, deadline)  # line 3
     if stats is not None:
         stats["lp"] = stats.get("lp", 0) + 1
     best = (INF, None)
     allow = {1: np.isfinite(G.cw)}
     allow.update({k: np.isfinite(w) for k, w in G.sw.items()})
     for w, k, idx in classes:
-        if deadline is not None and best[1] is not None and deadline.over():
+        if deadline is not None and deadline.over():
+            if best[1] is None:
+                raise _stopped(deadline, b, "in the edge loop")
             break
         if lb + x * w > best[0]:  # line 6
             continue
@@ -341,9 +409,11 @@ def _recover(G: PaperGraph, k, idx, sub) -> Plan:
 def algorithm1(instance: PipelineInstance, *, b: int | None = None, K: int | None = None,
                time_limit: float | None = None) -> AlgoResult:
     """Algorithm 1 as printed (module docstring); over every allowed ``b`` unless ``b`` is given.
-    ``time_limit``: checked once per ``b`` and per edge class; once it has passed and a path is
-    held, the best own value so far is returned with status ``"time_limit"`` (``info``: ``b_done``
-    of ``b_total``)."""
+    ``time_limit``: checked once per ``b`` and inside each ``b`` (graph build, the LP of line 3,
+    each edge class; :func:`algorithm1_fixed_b`); once it has passed and a path is held, the best
+    own value so far is returned with status ``"time_limit"`` (``info``: ``b_done`` of
+    ``b_total``); before any path, a time-out (:class:`~splitopt.errors.SolverFailed` with status
+    ``"time_limit"``) naming the step it stopped."""
     K = _paper_K(instance, K)
     bs = instance.allowed_b() if b is None else (int(b),)
     dl = Deadline(time_limit)
@@ -351,9 +421,17 @@ def algorithm1(instance: PipelineInstance, *, b: int | None = None, K: int | Non
     best = (INF, None)
     done = 0
     for bb in bs:
-        if best[1] is not None and dl.over():
+        if dl.over():
+            if best[1] is None:
+                raise dl.no_answer(f" (Algorithm 1 as printed: {done} of {len(bs)} micro-batch sizes done, "
+                                   "no path held)")
             break
-        val, plan = algorithm1_fixed_b(instance, bb, K, deadline=dl, stats=stats)
+        try:
+            val, plan = algorithm1_fixed_b(instance, bb, K, deadline=dl, stats=stats)
+        except SolverFailed as exc:
+            if exc.status != "time_limit" or best[1] is None:
+                raise
+            break  # stopped inside this b: the best of the b done
         done += 1
         if plan is not None and val < best[0]:
             best = (val, plan)
@@ -469,11 +547,14 @@ def bcd(instance: PipelineInstance, *, b_step: str = "paper", msp: str = "exact"
     """Algorithm 2 (BCD); ``b_step="paper"`` (Theorem 1, frozen ``T_1``) or ``"exact"`` (1-D
     minimisation of the true ``L``); ``msp="exact"`` or ``"paper"`` (Algorithm 1 as printed).
 
-    ``time_limit``: checked once per round and inside each step (per ``b`` of the ``b`` step, per
-    edge class of Algorithm 1; the exact MSP step gets the time left). Once it has passed, the
-    round under way ends with what its steps found (a ``b`` step cut short keeps the round's plan
-    or the best ``b`` scanned) and the best plan of the rounds done is returned with status
-    ``"time_limit"`` (the last one for ``b_step="exact"``, whose rounds only descend)."""
+    ``time_limit``: checked once per round and inside each step (per ``b`` of the ``b`` step; for
+    Algorithm 1, in its graph build, its LP and per edge class; the exact MSP step gets the time
+    left). Once it has passed, the round under way ends with what its steps found (a ``b`` step cut
+    short keeps the round's plan or the best ``b`` scanned; an Algorithm 1 step stopped before any
+    path ends the rounds) and the best plan of the rounds done is returned with status
+    ``"time_limit"`` (the last one for ``b_step="exact"``, whose rounds only descend). Algorithm 1
+    stopped in the first round, with no plan at all: its time-out
+    (:class:`~splitopt.errors.SolverFailed` with status ``"time_limit"``)."""
     if b_step not in ("paper", "exact"):
         raise InstanceError("b_step", f"must be paper or exact, got {b_step!r}")
     if msp not in ("paper", "exact"):
@@ -500,7 +581,13 @@ def bcd(instance: PipelineInstance, *, b_step: str = "paper", msp: str = "exact"
         if plan is not None and dl.over():
             stopped = True
             break
-        p, st = step_xy(b)  # line 5
+        try:
+            p, st = step_xy(b)  # line 5
+        except SolverFailed as exc:  # Algorithm 1 stopped before any path at this b
+            if exc.status != "time_limit" or plan is None:
+                raise
+            stopped = True
+            break
         stopped = st == "time_limit"
         T1 = evaluate_plan(instance, p)[1]["T_i"]
         if b_step == "paper":
