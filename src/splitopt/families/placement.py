@@ -50,7 +50,7 @@ ALGORITHMS = {a.name: a for a in (
               "configuration-LP bound by column generation (sees communication; exact DP pricing where few "
               "tensors are open, else a MILP), with dives and a restricted master MILP for placements",
               options=(TIME_LIMIT,)),
-    Algorithm("linearised", T + "baselines:linearised_dp", "baseline",
+    Algorithm("linearised", T + "linearised:linearised_dp", "baseline",
               "PipeDream-style DP over runs of one topological order (the peer's -linearize)"),
     Algorithm("local", T + "baselines:local_search", "heuristic",
               "the peer's local search (best single-class moves, 10 seeded restarts)",

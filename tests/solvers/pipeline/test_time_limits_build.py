@@ -21,7 +21,7 @@ from splitopt.instances.pipeline_generate import generate
 from splitopt.models.pipeline import evaluate
 from splitopt.solvers.deadline import Deadline
 from splitopt.solvers.exact import highs
-from splitopt.solvers.pipeline import milp, paper
+from splitopt.solvers.pipeline import milp, paper, paper_graph
 
 FAM = get_family("pipeline")
 TINY = 1e-6  # passed before the first look at the clock
@@ -191,7 +191,7 @@ def test_algorithm1_every_stop_point(monkeypatch, name):
     is a time-out before a first path and the best plan after it, and no graph or LP is started
     after the deadline passed."""
     inst = small_revisit()
-    monkeypatch.setattr(paper, "_CHECK_EVERY", 1)
+    monkeypatch.setattr(paper_graph, "_CHECK_EVERY", 1)
     count = Count()
     monkeypatch.setattr(paper, "Deadline", lambda time_limit: count)
     full = solve(inst, name)
@@ -213,7 +213,7 @@ def test_algorithm1_every_stop_point(monkeypatch, name):
         assert dl.hit and late == {"graphs": 0, "lps": 0}, (n, late)
         assert dl.after <= 3, (n, dl.after)  # it stops at the first look after the deadline
         monkeypatch.undo()
-        monkeypatch.setattr(paper, "_CHECK_EVERY", 1)
+        monkeypatch.setattr(paper_graph, "_CHECK_EVERY", 1)
     assert outcomes == {"time-out", "answer"}
 
 

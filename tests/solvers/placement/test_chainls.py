@@ -11,8 +11,8 @@ from splitopt.families import solve
 from splitopt.instances.placement import generate
 from splitopt.instances.placement_gen import operator_graph
 from splitopt.models.placement import evaluate
-from splitopt.solvers.placement.baselines import linearised_dp
 from splitopt.solvers.placement.chainls import chain_search
+from splitopt.solvers.placement.linearised import linearised_dp
 
 
 @pytest.mark.parametrize("objective,training", list(itertools.product(("max-load", "fwd+bwd"), (False, True))))

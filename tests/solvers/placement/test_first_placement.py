@@ -16,9 +16,9 @@ import pytest
 from splitopt.errors import InstanceError
 from splitopt.instances.placement_gen import operator_graph
 from splitopt.models.placement import evaluate
-from splitopt.solvers.placement.baselines import linearised_assignment
 from splitopt.solvers.placement.common import contracted
 from splitopt.solvers.placement.incumbent import _one_device
+from splitopt.solvers.placement.linearised import linearised_assignment
 
 
 def _orphan_graph(seed: int, kind: str):

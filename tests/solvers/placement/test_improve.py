@@ -13,7 +13,8 @@ import pytest
 from splitopt.families import solve
 from splitopt.instances.placement import PlacementInstance, generate
 from splitopt.models.placement import evaluate
-from splitopt.solvers.placement.baselines import improve, linearised_dp
+from splitopt.solvers.placement.baselines import improve
+from splitopt.solvers.placement.linearised import linearised_dp
 
 COMBOS = list(itertools.product(("max-load", "fwd+bwd"), ("none", "convex", "chain")))
 

@@ -269,8 +269,8 @@ def test_run_costs_against_the_definition(seed):
     # definition, on training graphs (gradients flow against the topological order) with memory
     import numpy as np
 
-    from splitopt.solvers.placement.baselines import _run_costs
     from splitopt.solvers.placement.common import Contracted
+    from splitopt.solvers.placement.linearised import _run_costs
 
     inst = generate(seed, n_nodes=9 + seed % 4, n_accelerators=2, n_cpus=1, training=seed % 2 == 1,
                     contiguity="chain")
@@ -301,14 +301,14 @@ def test_one_device_fallback():
 
 @pytest.mark.parametrize("seed", range(12))
 def test_greedy_split_is_a_chain_placement_no_better_than_the_linearised_optimum(seed):
-    """:func:`~.baselines.greedy_blocks` (the linearised DP's fallback past its deadline) splits the
+    """:func:`~.linearised.greedy_blocks` (the linearised DP's fallback past its deadline) splits the
     same topological order into runs: a chain placement the evaluator accepts, never below the best
     split of that order (the linearised DP), and what ``linearised_blocks`` returns once its
     deadline has passed."""
     import time
 
-    from splitopt.solvers.placement.baselines import greedy_blocks, linearised_blocks
     from splitopt.solvers.placement.common import Contracted, assignment_from_blocks
+    from splitopt.solvers.placement.linearised import greedy_blocks, linearised_blocks
 
     rng = np.random.default_rng([seed, 77])
     n_cpus = int(rng.integers(0, 3))

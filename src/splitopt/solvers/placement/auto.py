@@ -45,7 +45,7 @@ The rule (:func:`plan`; every branch is tested in ``tests/solvers/placement/test
 
    e. where the ideal search would spend more than that time before its first step
       (:func:`~.incumbent.setup_seconds`: 120-350 us a node), the linearised split of
-      :func:`~.baselines.linearised_assignment` (greedy past its deadline; backward-only classes
+      :func:`~.linearised.linearised_assignment` (greedy past its deadline; backward-only classes
       join the device they exchange most with) answers instead, then the chain local search
       (since 2026-11-29: a 10,026-node GNMT-like training graph with weight updates took 3.3 s
       with 2 s and 5.3 s with 3 s; now 1.7-1.9 s at 1-3 s, the same value).
@@ -93,9 +93,9 @@ from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.models.placement import check_placeable, evaluate, work_bound
 from splitopt.solvers.deadline import Deadline, wrapped
-from splitopt.solvers.placement.baselines import linearised_assignment
 from splitopt.solvers.placement.idealdp import LOAD_WORTH, listable
 from splitopt.solvers.placement.incumbent import setup_seconds
+from splitopt.solvers.placement.linearised import linearised_assignment
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds ``auto`` takes when no time limit is given (``splitopt solve FILE`` on a 2,000-node

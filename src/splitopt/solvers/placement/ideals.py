@@ -126,7 +126,7 @@ def solve(instance: PlacementInstance, time_limit: float | None = None, node_lim
         quick = _dp_first(instance, con, t0, time_limit)
         if quick is not None:
             return quick
-    from splitopt.solvers.placement.baselines import linearised_blocks
+    from splitopt.solvers.placement.linearised import linearised_blocks
 
     n = con.n
     # the O(n^2) incumbent and the bounds get a fifth of the limit each (on 4,000-node graphs

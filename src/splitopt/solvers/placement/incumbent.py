@@ -115,7 +115,8 @@ def incumbent(instance: PlacementInstance, time_limit: float | None = None, note
     import time
 
     from splitopt.solvers.placement import ideals
-    from splitopt.solvers.placement.baselines import improve, linearised_assignment
+    from splitopt.solvers.placement.baselines import improve
+    from splitopt.solvers.placement.linearised import linearised_assignment
 
     best, best_v = None, math.inf
     end = None if time_limit is None else time.perf_counter() + PHASE_SHARE * time_limit

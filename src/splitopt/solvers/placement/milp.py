@@ -529,7 +529,7 @@ def peer_ip(instance: PlacementInstance, solver: str = "highs", time_limit: floa
 def relaxation(instance: PlacementInstance, solver: str = "highs", time_limit: float | None = None) -> AlgoResult:
     """The LP relaxation's value as a lower bound (``bound``); the assignment is the linearised DP's."""
     from splitopt.solvers import exact
-    from splitopt.solvers.placement.baselines import linearised_dp
+    from splitopt.solvers.placement.linearised import linearised_dp
 
     model = build_milp(instance, symmetry=True)
     res = exact.solve(model, solver, time_limit=time_limit, relax=True)
