@@ -125,6 +125,84 @@ def test_knapsack_completion_is_the_fractional_knapsack_of_the_classes_to_come(s
             assert math.isclose(_completion(a, b, c), want, rel_tol=1e-12, abs_tol=1e-15), (i, c)
 
 
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+@pytest.mark.parametrize("seed", range(8))
+def test_lagrangian_completion_bounds_the_maximum_and_keeps_the_pricing_exact(seed, contiguity, monkeypatch):
+    # the Lagrangian completion (2026-11-29): its u is at least the maximum over the sets the DP
+    # admits (every set that fits, or every convex one), by enumeration; and with a floor, pricing
+    # with and without it gives the same maximum and the same sets (it drops only points that cannot
+    # end above the floor). Profits of both signs (the memory row's Lagrangian subtracts), branching
+    # pairs on some seeds, a mask of classes not allowed on others
+    from splitopt.solvers.placement import pathdp
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    training = seed % 2 == 1
+    inst = generate(seed, n_nodes=6 if training else 8, n_accelerators=2, n_cpus=1, skips=3, memory=False,
+                    colours=0, training=training, contiguity=contiguity)
+    d = _Data(inst)
+    rng = np.random.default_rng(seed)
+    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+    pairs = [(0, d.G - 1, bool(seed % 3))] if seed % 4 == 2 else []
+    for V in (0.3 * total, 0.6 * total):
+        base = _PathDP.build(d, V, convex=contiguity == "convex") or _PathDP(d, V, list(range(d.G)))
+        dp = _PathDP(d, V, base.order, base.convex, pairs=pairs)
+        if seed % 4 == 1:
+            dp.allowed = dp.allowed & (rng.random(d.G) < 0.8)
+
+        def admitted(S):
+            ok = d.fits(S, V) and not (S & ~dp.allowed).any()
+            ok &= all((S[a] == S[b]) if same else not (S[a] and S[b]) for a, b, same in pairs)
+            return ok and (not dp.convex or _convex(inst, d, S))
+
+        sets_ok = [S for S in _subsets(d.G) if admitted(S)]
+        for _ in range(3):
+            pi = rng.random(d.G) * (rng.random(d.G) < 0.8) - 0.2 * rng.random(d.G) * (rng.random(d.G) < 0.3)
+            want = max((math.fsum(pi[S]) for S in sets_ok), default=0.0)
+            u, lam, F = dp._lagrange(pi, dp._plan())
+            assert u >= want - 1e-12 and len(F) == d.G and (lam >= 0).all()
+            # a heuristic pricing (fronts thinned to 2 points) keeps the bound: its upper is u
+            found, _sets = dp.price(pi, keep=2, floor=0.5 * want)
+            assert found <= want + 1e-12 and dp.upper >= want
+            for floor in (0.5 * want, 0.999 * want, want * 1.001, u * 1.01):
+                monkeypatch.setattr(pathdp, "LAGRANGE", True)
+                got = dp.price(pi, ncols=5, floor=floor)
+                monkeypatch.setattr(pathdp, "LAGRANGE", False)
+                plain = dp.price(pi, ncols=5, floor=floor)
+                assert got[0] == plain[0] and [S.tobytes() for S in got[1]] == [S.tobytes() for S in plain[1]]
+                if want > floor:
+                    assert math.isclose(got[0], want, rel_tol=1e-12, abs_tol=1e-15)
+                else:
+                    assert got == (max(floor, 0.0), [])
+
+
+def test_lagrangian_completion_prunes_beyond_the_knapsack(monkeypatch):
+    # at duals blending the work bound's with a few heavy classes, the knapsack of the classes to
+    # come keeps points the Lagrangian completion (which sees the communication still to pay)
+    # drops; just below the work bound's duals no point is priced at all (u is below the floor)
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement import pathdp
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    inst = layer_graph(3, 6, 6, n_accelerators=3, contiguity="none")
+    d = _Data(inst)
+    V = 0.4 * math.fsum(d.acc)
+    dp = _PathDP.build(d, V)
+    pi = (1 - 1e-6) * d.acc / V
+    assert dp._lagrange(pi, dp._plan())[0] <= 1.0 - 1e-6 + 1e-9
+    assert dp.price(pi, floor=1.0) == (1.0, []) and dp.points == 0
+    rng = np.random.default_rng(0)
+    pi = 0.9 * d.acc / V + 0.3 * rng.random(d.G) * (rng.random(d.G) < 0.1)
+    top = dp.price(pi)[0]
+    # a floor just above the maximum (a pricing that proves no column): 10x fewer points measured
+    for share, fewer in ((0.98, 1.0), (1.0001, 0.2)):
+        monkeypatch.setattr(pathdp, "LAGRANGE", False)
+        knap = dp.price(pi, floor=share * top)
+        knap_points = dp.points
+        monkeypatch.setattr(pathdp, "LAGRANGE", True)
+        assert dp.price(pi, floor=share * top)[0] == knap[0]
+        assert dp.points < fewer * knap_points, share
+
+
 def test_knapsack_completion_prunes_where_loads_bind():
     # at the work bound's duals (profit = accelerator time / V) no set is above 1, and every
     # partial set that already pays communication is dropped by the knapsack of the rest: far

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from splitopt.solvers.placement.pricing import _Data, _max_memory, _merged
-from splitopt.solvers.placement.pricing_kernels import _dp_step, _knapsacks
+from splitopt.solvers.placement.pricing_kernels import _back_step, _dp_step, _knapsacks
 
 LOAD_TOL = 1e-12
 """The DP admits sets of load up to ``V (1 + LOAD_TOL)``: every set of load ``<= V`` whatever the
@@ -68,6 +68,17 @@ def _few_open_order(n: int, tens, start: int | None = None, dag=None) -> list[in
         else:
             front.update(w for t in touch[v] for w in members[t] if not placed[w])
     return order
+
+LAGRANGE = True
+"""Prune the DP pricing's points by the Lagrangian completion too (:meth:`_PathDP._lagrange`), and
+skip the DP where its bound is already at most the floor."""
+
+LAGRANGE_ITERS = 40
+"""At most this many backward passes minimise the Lagrangian over its multiplier."""
+
+LAGRANGE_KEEP = 9
+"""Multipliers the pruning tries per point (spread by factors of 2 around the best)."""
+
 
 class _PathDP:
     """Exact pricing ``max pi(S)`` s.t. ``load(S) <= V`` by dynamic programming along an order of
@@ -336,23 +347,37 @@ class _PathDP:
         hist = []
         self.thinned = False  # whether a heuristic pricing dropped points (else it was exact)
         self.points = 0  # the points of all fronts (the work of this pricing)
+        # an upper bound on the maximum over every admitted set of load <= V, whatever the thinning
+        # (the Lagrangian's u, where a floor asked for it)
+        self.upper = math.inf
         # the positive profit still to come after each step (classes that may join)
         gains = np.where(self.allowed, np.maximum(pi, 0.0), 0.0)[self.order]
         after = np.concatenate((np.cumsum(gains[::-1])[::-1][1:], [0.0]))
         # and at most what the load left can take of it: the fractional knapsack of the classes
         # still to come (weights their times; communication only adds load)
+        plan = self._plan()
+        lam, lgs = np.zeros(0), None
         if math.isfinite(floor):
             ka, kp, ko = _knapsacks(gains, self.w[self.order])
+            if LAGRANGE:
+                u, lam, lgs = self._lagrange(pi, plan)
+                self.upper = u * (1 + 1e-12) + 1e-12
+                if u * (1 + 1e-12) + 1e-12 <= floor:
+                    # no set of load <= V exceeds the floor: exact, nothing to list (the maximum is
+                    # then at most the floor, which is returned)
+                    return max(floor, 0.0), []
         else:
             ka, kp, ko = np.zeros(1), np.zeros(1), np.zeros(len(self.order) + 1, np.int64)
-        for i, ((g, *_rest), (grp, src, add, take)) in enumerate(zip(self.steps, self._plan())):
+        none2 = np.zeros((0, 0))
+        for i, ((g, *_rest), (grp, src, add, take)) in enumerate(zip(self.steps, plan)):
             if deadline is not None and time.perf_counter() > deadline:
                 return math.inf, []
             drop = floor - after[i] * (1 + 1e-12) if math.isfinite(floor) else -math.inf
             if not keep and self.points > budget:
                 keep = thin_to
             L, P, offs, par, xs, thin = _dp_step(L, P, offs, grp, src, add, take, float(pi[g]), self.cap, keep, drop,
-                                                 floor, ka[ko[i]:ko[i + 1]], kp[ko[i]:ko[i + 1]])
+                                                 floor, ka[ko[i]:ko[i + 1]], kp[ko[i]:ko[i + 1]],
+                                                 none2 if lgs is None else lgs[i], lam)
             self.thinned |= thin
             self.points += L.size
             hist.append((par, xs))
@@ -360,6 +385,75 @@ class _PathDP:
             return (max(floor, 0.0), []) if math.isfinite(floor) else (0.0, [np.zeros(self.G, bool)])
         best = np.argsort(-P, kind="stable")[:max(1, ncols)]
         return float(P[best[0]]), [self._set(hist, int(j)) for j in best]
+
+    def _lagrange(self, pi: np.ndarray, plan):
+        """The Lagrangian completion of :meth:`price` (ours, 2026-11-29): ``(u, lam, F)`` with ``u =
+        min over lam >= 0 of lam cap + max_S (pi(S) - lam load(S))`` (over every set the plan
+        admits, of any load: an upper bound on the pricing's maximum, as every set of load <= cap
+        has ``pi(S) <= pi(S) - lam (load(S) - cap)``), and per step ``F[i][code, q]``, the most
+        ``profit - lam[q] x load`` the steps after step ``i`` can add from a code after it
+        (:func:`~.pricing_kernels._back_step`), for :data:`LAGRANGE_KEEP` multipliers around the
+        best one. Unlike the fractional knapsack, this completion sees the codes, so the
+        communication a completion must pay. ``u`` is convex and piecewise linear in ``lam``, its
+        slope ``cap - load`` of the maximising set: minimised by intersecting the lines at a
+        bracket's ends (at most :data:`LAGRANGE_ITERS` backward passes of one multiplier)."""
+        gains = [float(pi[g]) for g, *_rest in self.steps]
+        cap = self.cap
+
+        def at(lam):
+            f, a = self._back(gains, plan, np.array([lam]), keep=False)
+            return lam * cap + f[0], cap - a[0]
+
+        lo, (ulo, glo) = 0.0, at(0.0)
+        best, blam = ulo, 0.0
+        if glo < 0:  # the best set at lam = 0 is over the load: a larger multiplier
+            pos = np.maximum(np.asarray(gains), 0.0)
+            w = self.w[self.order]
+            hi = pos.sum() / max(w[pos > 0].sum(), 1e-300) if (pos > 0).any() else 1.0
+            uhi, ghi = at(hi)
+            for _ in range(60):
+                if ghi >= 0:
+                    break
+                lo, ulo, glo = hi, uhi, ghi
+                hi *= 2.0
+                uhi, ghi = at(hi)
+            if uhi < best:
+                best, blam = uhi, hi
+            if ulo < best:
+                best, blam = ulo, lo
+            for _ in range(LAGRANGE_ITERS):
+                if ghi < 0 or glo >= 0 or glo == ghi:
+                    break
+                x = (uhi - ulo + glo * lo - ghi * hi) / (glo - ghi)  # where the two lines meet
+                x = min(max(x, lo), hi)
+                floor_x = ulo + glo * (x - lo)  # no multiplier does better than this
+                if best - floor_x <= 1e-12 * max(abs(best), 1.0):
+                    break
+                ux, gx = at(x)
+                if ux < best:
+                    best, blam = ux, x
+                if gx < 0:
+                    lo, ulo, glo = x, ux, gx
+                else:
+                    hi, uhi, ghi = x, ux, gx
+        lam = np.unique(np.r_[blam * np.exp2(np.linspace(-2.0, 2.0, LAGRANGE_KEEP - 1)), blam])
+        F = self._back(gains, plan, lam, keep=True)
+        return float(best), lam, F
+
+    def _back(self, gains, plan, lam: np.ndarray, keep: bool):
+        """The backward pass of :meth:`_lagrange` for the multipliers ``lam``: per step the array of
+        the codes after it (``keep``), else the value and the load of the empty code before the
+        first step."""
+        n = plan[-1][0].size - 1 if plan else 1
+        F, A = np.zeros((n, lam.size)), np.zeros((n, lam.size))
+        out = [None] * len(plan)
+        for i in range(len(plan) - 1, -1, -1):
+            grp, src, add, take = plan[i]
+            if keep:
+                out[i] = F
+            nsrc = 1 if i == 0 else plan[i - 1][0].size - 1
+            F, A = _back_step(F, A, grp, src, add, take, gains[i], lam, nsrc)
+        return out if keep else (F[0], A[0])
 
     def _set(self, hist, j: int) -> np.ndarray:
         S = np.zeros(self.G, bool)

@@ -11,7 +11,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep, drop, floor, ka, kp):  # pragma: no cover
+def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep, drop, floor, ka, kp, lg, lam):  # pragma: no cover
     # (compiled)
     """One step of :class:`_PathDP`: for every code after the step (``grp[i]:grp[i+1]`` indexes its
     incoming parts: the front of code ``src[j]`` before the step, shifted by ``add[j]`` seconds and,
@@ -23,7 +23,9 @@ def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep, drop, floor, ka, 
     first and last among them). Points of profit ``<= drop`` are left out (:meth:`_PathDP.price`'s
     ``floor``), and so are points whose profit plus the fractional knapsack of the classes to come
     (cumulative weights ``ka`` and profits ``kp`` by falling ratio, :func:`_knapsacks`) within the
-    load left, ``cap - load``, is at most ``floor`` (none if ``ka`` is empty)."""
+    load left, ``cap - load``, is at most ``floor`` (none if ``ka`` is empty), and points whose profit
+    plus ``min_q lg[code, q] + lam[q] (cap - load)`` is at most ``floor`` (the Lagrangian completion
+    of :func:`_back_step`: ``lg`` per code after the step and multiplier; none if ``lam`` is empty)."""
     tot = 0
     for j in range(src.size):
         tot += offs[src[j] + 1] - offs[src[j]]
@@ -61,7 +63,8 @@ def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep, drop, floor, ka, 
             heads[jb] = h + 1
             if pb > top:
                 top = pb
-                if pb > drop and (ka.size == 0 or pb + _completion(ka, kp, cap - lb) * (1 + 1e-12) + 1e-12 > floor):
+                if pb > drop and (ka.size == 0 or pb + _completion(ka, kp, cap - lb) * (1 + 1e-12) + 1e-12 > floor) \
+                        and (lam.size == 0 or _lagrange_ok(pb, lg[gi], lam, cap - lb, floor)):
                     Ln[n], Pn[n], par[n], xs[n] = lb, pb, h, take[jb]
                     n += 1
         cnt = n - offn[gi]
@@ -74,6 +77,43 @@ def _dp_step(L, P, offs, grp, src, add, take, gain, cap, keep, drop, floor, ka, 
             n = n0 + keep
     offn[ng] = n
     return Ln[:n].copy(), Pn[:n].copy(), offn, par[:n].copy(), xs[:n].copy(), thin
+
+
+@njit(cache=True)
+def _lagrange_ok(p, f, lam, c, floor):  # pragma: no cover - compiled
+    """Whether a point of profit ``p`` and load leaving ``c`` may still end above ``floor``: ``p +
+    f[q] + lam[q] c > floor`` for every multiplier ``q`` (each is an upper bound; with a margin for
+    rounding)."""
+    for q in range(lam.size):
+        b = f[q] + lam[q] * c
+        if p + b + 1e-12 * (abs(p) + abs(f[q]) + lam[q] * abs(c) + 1.0) <= floor:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _back_step(F, A, grp, src, add, take, gain, lam, nsrc):  # pragma: no cover - compiled
+    """One step of the Lagrangian completion, backwards (ours, 2026-11-29): ``F[code, q]`` (codes after
+    the step) is the most ``profit - lam[q] x load`` that the steps after it can add from that code,
+    ``A[code, q]`` the load of a completion that attains it; returns the same for the ``nsrc`` codes
+    before the step, over its transitions (``grp``, ``src``, ``add``, ``take`` as in :func:`_dp_step`,
+    the class's profit ``gain``). No load limit: for every ``lam >= 0`` and every completion of load
+    ``a <= c``, its profit is at most ``F + lam a <= F + lam c`` (Lagrangian relaxation of the load),
+    so ``min_q F[code, q] + lam[q] c`` bounds what a point of that code with load ``c`` left can still
+    gain, communication included. ``-inf`` where a code has no transition."""
+    nl = lam.size
+    out = np.full((nsrc, nl), -np.inf)
+    outa = np.zeros((nsrc, nl))
+    for gi in range(grp.size - 1):
+        for j in range(grp[gi], grp[gi + 1]):
+            s = src[j]
+            g = gain if take[j] else 0.0
+            for q in range(nl):
+                v = F[gi, q] + g - lam[q] * add[j]
+                if v > out[s, q]:
+                    out[s, q] = v
+                    outa[s, q] = A[gi, q] + add[j]
+    return out, outa
 
 
 @njit(cache=True)
