@@ -44,6 +44,10 @@ from splitopt.solvers.placement.pricing import _Data
 EPS = 1e-6
 """Column values below this count as zero."""
 
+BRANCH_MAX_CODES = 4 * 729
+"""A node whose pairs open more codes than this at a step is undecided (its plan is built in
+Python, about a second per thousand codes; four times the non-contiguous DP's limit)."""
+
 
 @dataclass
 class Node:
@@ -86,8 +90,12 @@ class BranchPrice:
         if self.cpu_dp is not None:
             cpu_dp = _PathDP(d, V, self.cpu_dp.order, self.cpu_dp.convex, cpu=True, pairs=node.pairs)
             cpu_dp.allowed = self.cpu_dp.allowed & ~node.off_cpu
-        if (dp._plan(4 * _PathDP.MAX_CODES) is None
-                or (cpu_dp is not None and cpu_dp._plan(4 * _PathDP.MAX_CODES) is None)):
+        if not node.pairs:  # the root's plans serve (they are per mask; pairs change the codes)
+            dp._plans = self.dp._plans
+            if cpu_dp is not None:
+                cpu_dp._plans = self.cpu_dp._plans
+        if (dp._plan(BRANCH_MAX_CODES) is None
+                or (cpu_dp is not None and cpu_dp._plan(BRANCH_MAX_CODES) is None)):
             return None  # the pairs open too many codes
         return dp, cpu_dp
 

@@ -132,7 +132,7 @@ from splitopt.solvers.placement.branchprice import BranchPrice
 from splitopt.solvers.placement.configlp import HEURISTIC_FROM, KEEP, _ColGen, _placement, _sets_of, prove_above  # noqa: F401
 from splitopt.solvers.placement.master import _Master, _restricted_mip  # noqa: F401
 from splitopt.solvers.placement.pathdp import _PathDP  # noqa: F401
-from splitopt.solvers.placement.pricing import _Data, _fractional_knapsack, _max_memory, _Pricer  # noqa: F401
+from splitopt.solvers.placement.pricing import _Data, _fractional_knapsack, _max_memory, _Pricer, data_of  # noqa: F401
 
 BRANCH_SHARE = 0.5
 """The share of the time left that the branch and price (:mod:`.branchprice`) may take to decide
@@ -240,7 +240,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     if instance.n_accelerators == 0:
         raise InstanceError("n_accelerators", "is 0: the configuration LP bounds accelerator sets")
     t0 = time.perf_counter()
-    d = _Data(instance)
+    d = data_of(instance)
     if lower_bound is None:
         # (its isolation and communication bounds take 16 s on a 6,083-node training graph: a
         # tenth of the limit at most)

@@ -169,9 +169,13 @@ class _ColGen:
         rho = None
         if self.cpu_dp is not None:
             # CPU sets better than every CPU column so far; none means the CPU part is priced out
-            rho, csets = self.cpu_dp.price(point, 10, deadline)
-            rho *= 1 + 1e-12
+            # (only sets above the best CPU column are wanted: with that floor the DP prunes, and
+            # returns the floor itself, a column's profit, where none is above it)
             have = max((point[S].sum() for S in self.cpu_cols), default=0.0)
+            rho, csets = self.cpu_dp.price(point, 10, deadline, floor=have, budget=HEURISTIC_FROM, thin_to=KEEP)
+            rho *= 1 + 1e-12
+            if self.cpu_dp.thinned:  # its fronts thinned past the budget: the Lagrangian's u bounds
+                rho = self.cpu_dp.upper
             new_cpu = [S for S in csets if point[S].sum() > have + 1e-9]
             self.cpu_cols.extend(new_cpu)
             self.master.add(new_cpu, cpu=True)

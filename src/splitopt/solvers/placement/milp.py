@@ -179,11 +179,11 @@ def _colgen_applies(instance: PlacementInstance, value: float, seconds: float | 
     few tensors open along a topological order, memory not binding). For ``convex`` contiguity its
     bound is that of the non-contiguous problem (a relaxation) and its placements count only where
     the evaluator finds them convex; ``chain`` has the exact ideal branch and bound."""
-    from splitopt.solvers.placement.colgen import _Data, _PathDP
+    from splitopt.solvers.placement.colgen import _PathDP, data_of
 
     if instance.contiguity == "chain" or instance.n_accelerators == 0 or not math.isfinite(value):
         return False
-    d = _Data(instance)
+    d = data_of(instance)
     if d.convex_tens is None and d.G > COLGEN_MAX_CLASSES:
         return False  # (the answer below; the orders its build tries took 52 s on 4,994 classes)
     if seconds is not None and ORDER_S * d.G ** 2 > ORDER_SHARE * seconds:

@@ -229,6 +229,29 @@ class _Pricer:
         return out
 
 
+_LAST: list = []  # weak references to the last instances asked about, each with its class data
+_KEEP = 4
+
+
+def data_of(instance: PlacementInstance) -> _Data:
+    """``_Data(instance)``, built once for each of the last :data:`_KEEP` instances asked about
+    (the same instance, or a copy of the same data with the same contiguity and objective): the
+    MILP's test of whether the configuration LP applies and the LP itself then share the class
+    data and the DP pricers chosen (:meth:`.pathdp._PathDP.build` caches on it)."""
+    import weakref
+
+    for i, (ref, held_data) in enumerate(_LAST):
+        held = ref()
+        if held is not None and held.same_data(instance) and held.contiguity == instance.contiguity \
+                and held.objective == instance.objective:
+            _LAST.insert(0, _LAST.pop(i))
+            return held_data
+    d = _Data(instance)
+    _LAST.insert(0, (weakref.ref(instance), d))
+    del _LAST[_KEEP:]
+    return d
+
+
 def _max_memory(d: _Data, V: float) -> float:
     """An upper bound on the memory of any accelerator set of load ``<= V``: the fractional
     knapsack of sizes under accelerator time ``<= V`` (a load is at least the compute time)."""
