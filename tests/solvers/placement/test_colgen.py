@@ -1097,3 +1097,26 @@ def test_exact_budget_thins_claims_no_bound_and_keeps_the_lp_verdicts(monkeypatc
             if f == 1.0:
                 assert verdict != "proven"
     assert tripped >= 5 and agree == total
+
+
+def test_build_cache_and_class_data_cache_give_the_same_pricing():
+    # the pricer chosen at one value serves another with the same classes allowed (its plans are
+    # per mask), and data_of returns one _Data per instance and contiguity
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement.colgen import _PathDP, data_of
+
+    inst = layer_graph(2, 4, 6, training=True, n_accelerators=3, contiguity="convex")
+    d = data_of(inst)
+    assert data_of(inst) is d and data_of(inst.with_(contiguity="convex")) is d
+    assert data_of(inst.with_(contiguity="none")) is not d
+    total = math.fsum(d.acc)
+    rng = np.random.default_rng(3)
+    first = _PathDP.build(d, 0.5 * total, relax_memory=True)
+    again = _PathDP.build(d, 0.45 * total, relax_memory=True)
+    fresh = _PathDP.build(_Data(inst), 0.45 * total, relax_memory=True)
+    assert first is not None and again.order == first.order == fresh.order
+    assert (again.allowed == fresh.allowed).all() and again.cap == fresh.cap
+    for _ in range(4):
+        pi = rng.random(d.G)
+        a, b = again.price(pi, ncols=3), fresh.price(pi, ncols=3)
+        assert a[0] == b[0] and [S.tobytes() for S in a[1]] == [S.tobytes() for S in b[1]]
