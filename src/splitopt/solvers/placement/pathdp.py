@@ -363,7 +363,12 @@ class _PathDP:
         of profit above 1 are columns): near the work bound's duals (profit proportional to time)
         almost every point that pays communication goes. Measured 2026-11-25 on the peer's
         BERT-L12 inference graph (424 classes, up to 729 codes a step), non-contiguous: a value of
-        the configuration LP 24 s -> 3 s.
+        the configuration LP 24 s -> 3 s. Since 2026-11-29 (:data:`LAGRANGE`) a point is also dropped
+        where its profit plus the Lagrangian completion of its code (:meth:`_lagrange`, which sees
+        the communication still to pay) is at most ``floor``, and where the Lagrangian's ``u`` is at
+        most 1e-9 above ``floor`` no DP runs: the larger of the two is returned with no sets (the
+        maximum is then exact only where it exceeds ``floor`` by more than 1e-9). :attr:`upper`
+        keeps ``u``, a bound whatever the thinning.
 
         ``budget``: once the fronts so far hold more points than this, the steps left thin to
         ``thin_to`` points (``thinned`` is then set: the maximum is no bound)."""
@@ -388,11 +393,11 @@ class _PathDP:
                 self.upper = u * (1 + 1e-12) + 1e-12
                 if self.upper <= floor + 1e-9 * max(abs(floor), 1.0):
                     # no set of load <= V exceeds the floor by more than 1e-9: nothing to list, and
-                    # the floor or the Lagrangian's u (at most 1e-9 above it) bounds the maximum.
+                    # the larger of the floor and the Lagrangian's u bounds the maximum.
                     # (Where u meets the floor, as for CPU sets of no communication priced above the
                     # best CPU column, the DP would otherwise handle every point tied with it:
                     # 358 million on the peer's BERT-L6 training graph, convex)
-                    return max(floor, self.upper, 0.0) if self.upper > floor else max(floor, 0.0), []
+                    return max(floor, self.upper, 0.0), []
         else:
             ka, kp, ko = np.zeros(1), np.zeros(1), np.zeros(len(self.order) + 1, np.int64)
         none2 = np.zeros((0, 0))
