@@ -1120,3 +1120,31 @@ def test_build_cache_and_class_data_cache_give_the_same_pricing():
         pi = rng.random(d.G)
         a, b = again.price(pi, ncols=3), fresh.price(pi, ncols=3)
         assert a[0] == b[0] and [S.tobytes() for S in a[1]] == [S.tobytes() for S in b[1]]
+
+
+@pytest.mark.parametrize("wait", (True, False))
+def test_branch_and_price_waits_for_the_placement_from_beside(wait, monkeypatch):
+    # the LP brackets its threshold while the placement in hand is far above it (every class on one
+    # accelerator): without a better placement the branch and price does not start. The search
+    # beside (`polled`) publishes the optimum only once relaxation has waited for it (after its first
+    # sleep): with the wait it is taken and certified; with POLL_SHARE = 0 it is never seen
+    import time as _time
+
+    from splitopt.models.placement import evaluate
+    from splitopt.solvers.placement import colgen
+
+    inst = generate(1, n_nodes=7, n_accelerators=3, n_cpus=0, memory=False, objective="max-load")
+    best = solve(inst, "bruteforce")
+    one = [inst.devices[0]] * inst.n_nodes
+    assert evaluate(inst, one)[0] > 1.05 * best.objective
+    slept = []
+    real_sleep = _time.sleep
+    monkeypatch.setattr(colgen.time, "sleep", lambda s: slept.append(s) or real_sleep(s))
+    if not wait:
+        monkeypatch.setattr(colgen, "POLL_SHARE", 0.0)
+    r = colgen.relaxation(inst, time_limit=20, incumbent=one, polled=lambda: best.assignment if slept else None)
+    if wait:
+        assert slept and math.isclose(evaluate(inst, r.assignment)[0], best.objective, rel_tol=1e-9)
+        assert r.bound >= best.objective * (1 - 1e-9)  # certified (by the LP or the branch and price)
+    else:
+        assert not slept and evaluate(inst, r.assignment)[0] > best.objective * (1 + 1e-6)
