@@ -202,6 +202,21 @@ _LAST: list = []  # weak references to the last instances contracted, each with 
 _KEEP = 4
 
 
+def recent(cache: list, instance: PlacementInstance, match, make):
+    """The value kept in ``cache`` (a list of ``(weak reference to an instance, value)``, most
+    recent first, at most :data:`_KEEP`) for the first held instance ``match`` accepts, moved to
+    the front; else ``make()``, kept for ``instance``."""
+    for i, (ref, value) in enumerate(cache):
+        held = ref()
+        if held is not None and match(held):
+            cache.insert(0, cache.pop(i))
+            return value
+    value = make()
+    cache.insert(0, (weakref.ref(instance), value))
+    del cache[_KEEP:]
+    return value
+
+
 def contracted(instance: PlacementInstance, **flags) -> Contracted:
     """``Contracted(instance, **flags)``, built once for each of the last :data:`_KEEP` instances
     asked about (an instance is immutable and a :class:`Contracted` is read only after
@@ -210,15 +225,8 @@ def contracted(instance: PlacementInstance, **flags) -> Contracted:
     for an instance and its chain copy in turn (six contractions of 0.2 s each on a 6,083-node
     graph, within a 3 s limit). An instance the contraction refuses is refused again from the cache
     (the incumbent phase asks twice: 0.37 s each on a 10,026-node graph)."""
-    for i, (ref, per) in enumerate(_LAST):
-        held = ref()
-        if held is not None and held.same_data(instance):  # (a contraction ignores contiguity and objective)
-            _LAST.insert(0, _LAST.pop(i))
-            break
-    else:
-        per = {}
-        _LAST.insert(0, (weakref.ref(instance), per))
-        del _LAST[_KEEP:]
+    # (a contraction ignores contiguity and objective)
+    per = recent(_LAST, instance, lambda held: held.same_data(instance), dict)
     key = tuple(sorted(flags.items()))
     con = per.get(key)
     if con is None:

@@ -230,26 +230,17 @@ class _Pricer:
 
 
 _LAST: list = []  # weak references to the last instances asked about, each with its class data
-_KEEP = 4
 
 
 def data_of(instance: PlacementInstance) -> _Data:
-    """``_Data(instance)``, built once for each of the last :data:`_KEEP` instances asked about
-    (the same instance, or a copy of the same data with the same contiguity and objective): the
-    MILP's test of whether the configuration LP applies and the LP itself then share the class
-    data and the DP pricers chosen (:meth:`.pathdp._PathDP.build` caches on it)."""
-    import weakref
+    """``_Data(instance)``, built once for each of the last few instances asked about
+    (:func:`~.common.recent`: the same instance, or a copy of the same data with the same contiguity
+    and objective): the MILP's test of whether the configuration LP applies and the LP itself then
+    share the class data and the DP pricers chosen (:meth:`.pathdp._PathDP.build` caches on it)."""
+    from splitopt.solvers.placement.common import recent
 
-    for i, (ref, held_data) in enumerate(_LAST):
-        held = ref()
-        if held is not None and held.same_data(instance) and held.contiguity == instance.contiguity \
-                and held.objective == instance.objective:
-            _LAST.insert(0, _LAST.pop(i))
-            return held_data
-    d = _Data(instance)
-    _LAST.insert(0, (weakref.ref(instance), d))
-    del _LAST[_KEEP:]
-    return d
+    return recent(_LAST, instance, lambda held: held.same_data(instance) and held.contiguity == instance.contiguity
+                  and held.objective == instance.objective, lambda: _Data(instance))
 
 
 def _max_memory(d: _Data, V: float) -> float:
