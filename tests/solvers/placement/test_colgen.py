@@ -506,6 +506,41 @@ def test_restricted_mip_and_dive_return_placements_within_the_value(seed):
             assert evaluate(inst, _placement(inst, d, place))[0] <= V * (1 + 1e-9)
 
 
+def test_dive_asks_the_partition_milp_only_with_few_accelerators_left(monkeypatch):
+    # DIVE_MIP_DEVICES: with more accelerators left the dive places the LP's largest column and goes
+    # on (the partition MILP there mostly proved that none exists, 2 s a level, and took the dive's
+    # time: ResNet-50 non-contiguous, dives near the LP's threshold ran out of time before
+    # 2026-11-29 and found 33.2422 ms after). Whatever it returns is feasible and within the value.
+    from splitopt.models.placement import evaluate
+    from splitopt.solvers.placement import configlp
+    from splitopt.solvers.placement.colgen import _ColGen, _placement
+
+    seen = []
+    real = configlp._restricted_mip
+
+    def spy(*a, **kw):
+        seen.append(kw.get("k"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(configlp, "_restricted_mip", spy)
+    found = 0
+    for seed in range(6):
+        inst = generate(seed, n_nodes=10, n_accelerators=5, n_cpus=1, memory=False, objective="max-load")
+        d = _Data(inst)
+        opt = solve(inst, "milp", time_limit=60)
+        assert opt.status == "optimal"
+        V = opt.objective * 1.03
+        cg = _ColGen(d, V)
+        if cg.run(d.k, None)[0] != "no":
+            continue
+        place = cg.dive(None)
+        if place is not None:
+            found += 1
+            assert evaluate(inst, _placement(inst, d, place))[0] <= V * (1 + 1e-9)
+    assert seen and all(k <= configlp.DIVE_MIP_DEVICES for k in seen)
+    assert found  # (can fail: no dive found a placement)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_price_and_branch_bound_and_placement(seed):
     # relaxation: its placement is scored by the evaluator, its bound never above the optimum and
