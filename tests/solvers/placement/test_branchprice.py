@@ -152,6 +152,32 @@ def test_dives_beside_the_branch_and_price_only_near_the_threshold(monkeypatch):
     assert any(t.get("verdict") == "no" for t in tried) and not any("dive" in t for t in tried)
 
 
+def test_wide_dives_bring_a_poor_placement_within_the_branching(monkeypatch):
+    # WIDE_DIVES: with the placement more than BRANCH_GAP above the proven bound (here every class on
+    # one accelerator), the branch and price would not start; dives at values between the two find
+    # placements (real ones: never below the optimum) and the bound holds. Without them (and no
+    # re-placement beside) the poor placement is the answer.
+    from splitopt.instances.placement_gen import layer_graph
+    from splitopt.solvers.placement import colgen
+
+    inst = layer_graph(13, 3, 4, training=True, n_accelerators=3, n_cpus=1, contiguity="none")
+    opt = solve(inst, "milp").objective
+    poor = [inst.devices[0]] * len(inst.nodes)
+    pv = evaluate(inst, poor)[0]
+    assert pv > opt * (1 + 2 * colgen.BRANCH_GAP)
+    r = relaxation(inst, time_limit=30, target_gap=1e-9, incumbent=poor)
+    wide = [t for t in r.info["tried"] if "wide_dive" in t]
+    assert wide
+    assert all(t["wide_dive"] >= opt * (1 - 1e-9) for t in wide)
+    v = evaluate(inst, r.assignment)[0]
+    assert r.bound <= opt * (1 + 1e-9) <= v * (1 + 1e-9)
+    assert v < pv * (1 - colgen.BRANCH_GAP)  # (can fail: no dive found a placement)
+    monkeypatch.setattr(colgen, "WIDE_DIVES", ())
+    r = relaxation(inst, time_limit=30, target_gap=1e-9, incumbent=poor)
+    assert not any("wide_dive" in t for t in r.info["tried"])
+    assert not any("branch_and_price" in t for t in r.info["tried"])
+
+
 @pytest.mark.parametrize("contiguity", ("none", "convex"))
 @pytest.mark.parametrize("seed", range(8))
 def test_relaxation_certifies_only_true_optima(seed, contiguity):
@@ -207,6 +233,10 @@ def test_time_the_milp_leaves_certifies_its_placement(monkeypatch):
         return AlgoResult(list(ref.assignment), status="time_limit", bound=lb, info=info)
 
     monkeypatch.setattr(milp, "_milp_phase", phase)
+    # (with its wide dives the LP finds and certifies the optimum itself: no MILP phase)
+    from splitopt.solvers.placement import colgen
+
+    monkeypatch.setattr(colgen, "WIDE_DIVES", ())
     r = milp.solve(inst, time_limit=20)
     assert seen["lb"] < ref.objective * (1 - 1e-6)  # the LP alone left a gap: the test can fail
     assert r.status == "optimal" and r.info["proof"] == "colgen" and "certify" in r.info

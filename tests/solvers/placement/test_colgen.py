@@ -1177,6 +1177,7 @@ def test_branch_and_price_waits_for_the_placement_from_beside(wait, monkeypatch)
     monkeypatch.setattr(colgen.time, "sleep", lambda s: slept.append(s) or real_sleep(s))
     if not wait:
         monkeypatch.setattr(colgen, "POLL_SHARE", 0.0)
+    monkeypatch.setattr(colgen, "WIDE_DIVES", ())  # (its dives would find the optimum themselves)
     r = colgen.relaxation(inst, time_limit=20, incumbent=one, polled=lambda: best.assignment if slept else None)
     if wait:
         assert slept and math.isclose(evaluate(inst, r.assignment)[0], best.objective, rel_tol=1e-9)

@@ -231,6 +231,24 @@ branches of 50 layers, two dives of 18 s in all: 0.18 % open at 60 s, against 0.
 in the tables before and after; one run each)."""
 
 
+WIDE_DIVES = (0.1, 0.3, 0.6)
+"""Where the branch and price decides values but the best placement is more than :data:`BRANCH_GAP`
+above the largest proven value (so the branching would not start), :func:`relaxation` dives at
+these shares of the way from that value up to the placement, the nearest first, again from the
+first after each placement found, the next after a dive that finds none, round again after the
+last (since 2026-11-29; empty: none; at most :data:`WIDE_DIVE_MAX` dives). The dives beside the LP's values find nothing there, each just above the LP's threshold:
+on the peer's BERT-L12 training graph (non-contiguous) the LP proves 373.41 ms, every placement
+of ``auto`` was 418.32 ms (its devices 0 and 5 paying 87 ms each for the tied embedding's weight
+and gradient) and four dives at 373.44-375.51 ms found nothing, while one at 380 ms found
+378.05 ms in 8 s."""
+
+WIDE_DIVE_MAX = 8
+"""The most dives :data:`WIDE_DIVES` takes in one call."""
+
+WIDE_DIVE_SECONDS = 15.0
+"""The most seconds one of those values may take (LP and dive; at most 0.3 of the time left)."""
+
+
 def relaxation(instance: PlacementInstance, time_limit: float | None = None, target_gap: float = 1e-3,
                incumbent=None, steps: int = 20, first_step: float = 6e-3, branch: bool = True,
                polled=None, lower_bound: float | None = None) -> AlgoResult:
@@ -445,6 +463,38 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         # the step doubling while values are refuted in a row
         V = max(0.5 * (lo + hi), hi * (1 - step))
         step *= 2
+    if searching and WIDE_DIVES:
+        # the branch and price starts only within BRANCH_GAP of the bound; from further, dives at
+        # values between the bound and the placement (WIDE_DIVES), from the nearest share up
+        i, dives = 0, 0
+        while dives < WIDE_DIVE_MAX:
+            if polled is not None:
+                v, a = score_names(polled())
+                if v < ub:
+                    incumbent, ub, source = a, v, "beside"
+            rest = left()
+            if ub - lo <= BRANCH_GAP * ub or (rest is not None and rest < 1.0):
+                break
+            V = lo + WIDE_DIVES[i] * (ub - lo)
+            end = None if rest is None else time.perf_counter() + min(WIDE_DIVE_SECONDS, 0.3 * rest)
+            cg = _ColGen(d, V, cols, cpu_columns=cpu_cols)
+            verdict, L = cg.run(d.k, end)
+            v = math.inf
+            if verdict in ("no", "undecided"):
+                dives += 1
+                v, a = score(cg.dive(end))
+            cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
+            tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols), "wide_dive": v,
+                          "seconds": round(time.perf_counter() - t0, 2)})
+            if verdict == "proven":  # (the bracket was not closed: a proof all the same)
+                proven = lo = V
+                exact = cg.dp is not None
+                continue
+            if v < ub:
+                incumbent, ub, source = a, v, "dive"
+                i = 0  # from the nearest share again, on the narrower gap
+            else:  # the next share (round again: the columns, so the LP's solution, have changed)
+                i = (i + 1) % len(WIDE_DIVES)
     wait_end = None  # until when the branch and price waits for a placement from beside
     if searching:
         # the branch and price between the largest proven value and the incumbent: halfway, a
