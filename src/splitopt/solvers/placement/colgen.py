@@ -272,7 +272,9 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     verdict, Lagrangian bound, columns, the clock, and the placements found there.
 
     ``branch``: decide values by branch and price (:mod:`.branchprice`) once the LP's threshold is
-    bracketed (module docstring; default). ``polled``: a callable returning a placement (device
+    bracketed (module docstring; default); where the placement is then still more than
+    :data:`BRANCH_GAP` above the bound, dives at values between the two first (:data:`WIDE_DIVES`).
+    ``polled``: a callable returning a placement (device
     names) or ``None``, asked before each such value: the re-placement that :mod:`.milp` runs beside
     publishes its best placement there. ``lower_bound``: a proven lower bound (default: the
     combinatorial bound, computed here with a tenth of the limit at most)."""
