@@ -236,14 +236,15 @@ WIDE_DIVES = (0.1, 0.3, 0.6)
 above the largest proven value (so the branching would not start), :func:`relaxation` dives at
 these shares of the way from that value up to the placement, the nearest first, again from the
 first after each placement found, the next after a dive that finds none, round again after the
-last (since 2026-11-29; empty: none; at most :data:`WIDE_DIVE_MAX` dives). The dives beside the LP's values find nothing there, each just above the LP's threshold:
-on the peer's BERT-L12 training graph (non-contiguous) the LP proves 373.41 ms, every placement
-of ``auto`` was 418.32 ms (its devices 0 and 5 paying 87 ms each for the tied embedding's weight
+last (since 2026-11-29; empty: none; at most :data:`WIDE_DIVE_MAX` dives). The dives beside the
+LP's values find nothing there, each just above the LP's threshold: on the peer's BERT-L12
+training graph (non-contiguous) the LP proves 373.41 ms, every placement of ``auto`` was 418.32 ms (its devices 0 and 5 paying 87 ms each for the tied embedding's weight
 and gradient) and four dives at 373.44-375.51 ms found nothing, while one at 380 ms found
 378.05 ms in 8 s."""
 
 WIDE_DIVE_MAX = 8
-"""The most dives :data:`WIDE_DIVES` takes in one call."""
+"""The most values :data:`WIDE_DIVES` takes in one call that the LP does not prove (each a dive, or an
+LP stopped by its deadline or a failed master)."""
 
 WIDE_DIVE_SECONDS = 15.0
 """The most seconds one of those values may take (LP and dive; at most 0.3 of the time left)."""
@@ -345,6 +346,16 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     def score(place):  # the same for a device per class
         return score_names(None if place is None else _placement(instance, d, place))
 
+    def from_beside() -> bool:  # take a better placement from the search running beside, if any
+        nonlocal incumbent, ub, source
+        if polled is None:
+            return False
+        v, a = score_names(polled())
+        if v < ub:
+            incumbent, ub, source = a, v, "beside"
+            return True
+        return False
+
     step = first_step
     proven_cols: list[np.ndarray] = []
     proven_cpu: list[np.ndarray] = []
@@ -370,13 +381,10 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
     misses = 0  # values the LP reached k at without a better placement, since the last one
     searching = None  # whether the branch and price applies (known with the first LP)
     for _step in range(max(1, steps)):
-        if polled is not None:  # a better placement from the search running beside
-            v, a = score_names(polled())
-            if v < ub:
-                incumbent, ub, source = a, v, "beside"
-                hi = min(hi, ub)
-                if V >= aim(ub) * (1 - 1e-12):
-                    V = nxt()
+        if from_beside():
+            hi = min(hi, ub)
+            if V >= aim(ub) * (1 - 1e-12):
+                V = nxt()
         rest = left()
         if V <= proven or hi - lo <= 1e-6 * hi or (rest is not None and rest <= 0):
             break
@@ -470,10 +478,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         # values between the bound and the placement (WIDE_DIVES), from the nearest share up
         i, dives = 0, 0
         while dives < WIDE_DIVE_MAX:
-            if polled is not None:
-                v, a = score_names(polled())
-                if v < ub:
-                    incumbent, ub, source = a, v, "beside"
+            from_beside()
             rest = left()
             if ub - lo <= BRANCH_GAP * ub or (rest is not None and rest < 1.0):
                 break
@@ -482,8 +487,9 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             cg = _ColGen(d, V, cols, cpu_columns=cpu_cols)
             verdict, L = cg.run(d.k, end)
             v = math.inf
-            if verdict in ("no", "undecided"):
+            if verdict != "proven":  # (an LP that stopped counts too: no endless round without a limit)
                 dives += 1
+            if verdict in ("no", "undecided"):
                 v, a = score(cg.dive(end))
             cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
             tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols), "wide_dive": v,
@@ -503,10 +509,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         # proof raising the bound, a placement lowering the incumbent, until a value is undecided;
         # within JUMP of the incumbent, the value that certifies it (EXACT below it) at once
         while True:
-            if polled is not None:  # a better placement from the search running beside
-                v, a = score_names(polled())
-                if v < ub:
-                    incumbent, ub, source = a, v, "beside"
+            from_beside()
             rest = left()
             final = ub * (1 - max(0.5 * target_gap, EXACT))
             if not (lo < final and (rest is None or BRANCH_SHARE * rest >= 0.5)):
