@@ -545,7 +545,7 @@ def test_dive_asks_the_partition_milp_only_with_few_accelerators_left(monkeypatc
 def test_a_dive_level_that_reaches_its_time_share_goes_on_from_the_lp_as_it_stands(monkeypatch):
     # DIVE_LEVEL_MIN: each level's LP gets at most max(DIVE_LEVEL_MIN, time left / (levels left + 1));
     # one stopped there is followed as it stands (BERT-L12 training, non-contiguous: before
-    # 2026-11-30 one slow residual LP ended the dive, 418.32 ms in three runs out of three). The
+    # 2026-11-29 one slow residual LP ended the dive, 418.32 ms in three runs out of three). The
     # spy stops the second level's LP at once, as if its share had run out: the dive must go on,
     # and every level must have been given no more than its share.
     from splitopt.models.placement import evaluate

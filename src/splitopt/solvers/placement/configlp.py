@@ -32,14 +32,14 @@ found of profit above 1 becomes a column, not the best alone; ``False``: the bes
 
 DIVE_LEVEL_MIN = 0.3
 """Seconds a level of a dive (:meth:`_ColGen.dive`) may always take; beyond that, each level takes
-at most the time left over the levels left plus one (since 2026-11-30). A level whose LP is not done
+at most the time left over the levels left plus one (since 2026-11-29). A level whose LP is not done
 by then goes on from the master's primal as it stands. Before, the first slow level took all the
 time: on the peer's BERT-L12 training graph (non-contiguous, 2,012 nodes) the wide dives, 4-5 s
 each, spent it on residual LPs of 3-4 s at their third or fourth level and found nothing in three
 command-line runs out of three (418.32 ms, 10.7 % open)."""
 
 DIVE_BY_WORK = True
-"""A dive places the column of largest LP value times accelerator work (since 2026-11-30; before,
+"""A dive places the column of largest LP value times accelerator work (since 2026-11-29; before,
 largest LP value). Where the LP is degenerate (many columns at 1) the plain rule took the oldest,
 and where a level's LP stopped at its time share (:data:`DIVE_LEVEL_MIN`) often a column of one or
 two classes, spending an accelerator on almost nothing. Measured on the peer's BERT-L12 training
