@@ -542,7 +542,7 @@ def test_dive_asks_the_partition_milp_only_with_few_accelerators_left(monkeypatc
     assert found  # (can fail: no dive found a placement)
 
 
-def test_a_dive_level_that_reaches_its_time_share_goes_on_from_the_lp_as_it_stands(monkeypatch):
+def test_a_wide_dive_level_that_reaches_its_time_share_goes_on_from_the_lp_as_it_stands(monkeypatch):
     # DIVE_LEVEL_MIN: each level's LP gets at most max(DIVE_LEVEL_MIN, time left / (levels left + 1));
     # one stopped there is followed as it stands (BERT-L12 training, non-contiguous: before
     # 2026-11-29 one slow residual LP ended the dive, 418.32 ms in three runs out of three). The
@@ -575,14 +575,24 @@ def test_a_dive_level_that_reaches_its_time_share_goes_on_from_the_lp_as_it_stan
         cg = _ColGen(d, V)
         if cg.run(d.k, None)[0] != "no":
             continue
+        last = d, V
         cg.diving = time.perf_counter() + 60.0
-        place = cg.dive(cg.diving)
+        place = cg.dive(cg.diving, shares=True)
         assert cg.stopped
         if place is not None:
             found += 1
             assert evaluate(inst, _placement(inst, d, place))[0] <= V * (1 + 1e-9)
     assert given and all(left <= max(configlp.DIVE_LEVEL_MIN, share) + 0.05 for left, share in given)
     assert found  # (can fail: no dive found a placement)
+    # without shares (the dives at the LP's own values) every level may take the dive's time, and a
+    # level stopped ends the dive
+    given.clear()
+    d, V = last
+    cg = _ColGen(d, V)
+    assert cg.run(d.k, None)[0] == "no"
+    cg.diving = time.perf_counter() + 60.0
+    assert cg.dive(cg.diving) is None
+    assert given and all(left > 50.0 for left, _share in given)
 
 
 def test_a_dive_places_the_column_of_most_lp_value_times_work():

@@ -497,7 +497,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             if verdict != "proven":  # (an LP that stopped counts too: no endless round without a limit)
                 dives += 1
             if verdict in ("no", "undecided"):
-                v, a = score(cg.dive(end))
+                v, a = score(cg.dive(end, shares=True))
             cols, cpu_cols = list(cg.cols), list(cg.cpu_cols)
             tried.append({"V": V, "verdict": verdict, "lagrangian": L, "columns": len(cols), "wide_dive": v,
                           "seconds": round(time.perf_counter() - t0, 2)})

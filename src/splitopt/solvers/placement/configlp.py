@@ -31,12 +31,16 @@ IMPROVING = True
 found of profit above 1 becomes a column, not the best alone; ``False``: the best alone."""
 
 DIVE_LEVEL_MIN = 0.3
-"""Seconds a level of a dive (:meth:`_ColGen.dive`) may always take; beyond that, each level takes
-at most the time left over the levels left plus one (since 2026-11-29). A level whose LP is not done
-by then goes on from the master's primal as it stands. Before, the first slow level took all the
-time: on the peer's BERT-L12 training graph (non-contiguous, 2,012 nodes) the wide dives, 4-5 s
-each, spent it on residual LPs of 3-4 s at their third or fourth level and found nothing in three
-command-line runs out of three (418.32 ms, 10.7 % open)."""
+"""Seconds a level of a dive (:meth:`_ColGen.dive` with ``shares``: the wide dives of
+:mod:`.colgen`, far above the LP's threshold) may always take; beyond that, each level takes at most
+the time left over the levels left plus one (since 2026-11-29). A level whose LP is not done by then
+goes on from the master's primal as it stands. Before, the first slow level took all the time: on
+the peer's BERT-L12 training graph (non-contiguous, 2,012 nodes) the wide dives, 4-5 s each, spent
+it on residual LPs of 3-4 s at their third or fourth level and found nothing in three command-line
+runs out of three (418.32 ms, 10.7 % open). Not for the dives at the LP's own values, just above its
+threshold, where the LP must be solved to be followed: ResNet-50 inference (non-contiguous), whose
+dive at 33.241 ms finds 33.2386 ms, found nothing in one run of three with the shares (its third-
+and fourth-level LPs stopped at 1 s)."""
 
 DIVE_BY_WORK = True
 """A dive places the column of largest LP value times accelerator work (since 2026-11-29; before,
@@ -434,13 +438,14 @@ class _ColGen:
         if self.cpu_dp is not None:
             self.cpu_dp.allowed = self.cpu_allowed0 & ~fixed
 
-    def dive(self, deadline: float | None, tries: int = 3):
+    def dive(self, deadline: float | None, tries: int = 3, shares: bool = False):
         """Price and dive (a heuristic): solve the LP over the classes not yet placed; if the columns
         so far partition them (:func:`_restricted_mip`, asked once at most :data:`DIVE_MIP_DEVICES`
         accelerators are left), done; else place the column of the largest LP value times
         accelerator work (:data:`DIVE_BY_WORK`), drop its classes and one accelerator, and repeat.
-        Each level's LP has at most its share of the time left (:data:`DIVE_LEVEL_MIN`); one not
-        done by then is followed as it stands. A placed column after which the
+        With ``shares``, each level's LP has at most its share of the time left
+        (:data:`DIVE_LEVEL_MIN`); one not done by then is followed as it stands. A placed column
+        after which the
         LP proves the rest infeasible is taken back and banned (``tries`` times in all). Returns
         the device of every class (accelerators ``0..k-1``, CPU cores ``k..``) or ``None``. Needs
         the DP pricer."""
@@ -459,12 +464,12 @@ class _ColGen:
                 # each level at most its share of the time left (DIVE_LEVEL_MIN at least), so one
                 # slow LP does not end the dive: capped, the level goes on with the LP as it stands
                 cap = deadline
-                if deadline is not None:
+                if deadline is not None and shares:
                     share = (deadline - time.perf_counter()) / (d.k - dev + 1)
                     cap = min(deadline, time.perf_counter() + max(DIVE_LEVEL_MIN, share))
                 verdict, _L = self.run(d.k - dev, cap)
                 if verdict == "time_limit":
-                    if cap is None or time.perf_counter() >= deadline:
+                    if cap is None or cap >= deadline or time.perf_counter() >= deadline:
                         return None
                     if self.master.solve()[1] is None:  # the master LP failed: no primal to follow
                         return None
