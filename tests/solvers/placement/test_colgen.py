@@ -596,7 +596,7 @@ def test_a_wide_dive_level_that_reaches_its_time_share_goes_on_from_the_lp_as_it
 
 
 def test_a_dive_places_the_column_of_most_lp_value_times_work():
-    # DIVE_BY_WORK: the dive places the column of largest LP value times accelerator work, which is
+    # DIVE_BY_WORK: a wide dive places the column of largest LP value times accelerator work, which is
     # not always the column of largest LP value (checked: some seeds here differ). A spy on
     # _restrict sees the first column placed and the master's primal at that moment.
     from splitopt.solvers.placement.colgen import _ColGen
@@ -606,24 +606,25 @@ def test_a_dive_places_the_column_of_most_lp_value_times_work():
         inst = generate(seed, n_nodes=10, n_accelerators=4, n_cpus=1, memory=False, objective="max-load")
         d = _Data(inst)
         V = solve(inst, "milp", time_limit=60).objective * 1.05
-        cg = _ColGen(d, V)
-        if cg.run(d.k, None)[0] != "no":
-            continue
-        seen = []
-        real = cg._restrict
+        for wide in (True, False):  # the dives at the LP's own values keep the plain rule
+            cg = _ColGen(d, V)
+            if cg.run(d.k, None)[0] != "no":
+                break
+            seen = []
+            real = cg._restrict
 
-        def spy(fixed, banned, seen=seen, real=real, cg=cg):
-            if not seen:
-                seen.append((fixed.copy(), cg.master.primal().copy(), np.asarray(cg.cols, float) @ d.acc))
-            return real(fixed, banned)
+            def spy(fixed, banned, seen=seen, real=real, cg=cg):
+                if not seen:
+                    seen.append((fixed.copy(), cg.master.primal().copy(), np.asarray(cg.cols, float) @ d.acc))
+                return real(fixed, banned)
 
-        cg._restrict = spy
-        cg.dive(None)
-        if seen:
-            fixed, lam, work = seen[0]
-            checked += 1
-            differ += int(np.argmax(lam)) != int(np.argmax(lam * work))
-            assert np.array_equal(fixed, cg.cols[int(np.argmax(lam * work))])
+            cg._restrict = spy
+            cg.dive(None, shares=wide)
+            if seen:
+                fixed, lam, work = seen[0]
+                checked += wide
+                differ += wide and int(np.argmax(lam)) != int(np.argmax(lam * work))
+                assert np.array_equal(fixed, cg.cols[int(np.argmax(lam * work if wide else lam))])
     assert checked and differ  # (can fail: no LP said "no", or both rules agreed everywhere)
 
 
