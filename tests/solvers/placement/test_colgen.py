@@ -507,6 +507,22 @@ def test_restricted_mip_and_dive_return_placements_within_the_value(seed):
             assert evaluate(inst, _placement(inst, d, place))[0] <= V * (1 + 1e-9)
 
 
+def _dive_cases():
+    """``(instance, data, V, column generation)`` for six seeded 10-node graphs where the LP at 3 %
+    above the MILP's optimum reaches k ("no"): where a dive can start."""
+    from splitopt.solvers.placement.colgen import _ColGen
+
+    for seed in range(6):
+        inst = generate(seed, n_nodes=10, n_accelerators=5, n_cpus=1, memory=False, objective="max-load")
+        d = _Data(inst)
+        opt = solve(inst, "milp", time_limit=60)
+        assert opt.status == "optimal"
+        V = opt.objective * 1.03
+        cg = _ColGen(d, V)
+        if cg.run(d.k, None)[0] == "no":
+            yield inst, d, V, cg
+
+
 def test_dive_asks_the_partition_milp_only_with_few_accelerators_left(monkeypatch):
     # DIVE_MIP_DEVICES: with more accelerators left the dive places the LP's largest column and goes
     # on (the partition MILP there mostly proved that none exists, 2 s a level, and took the dive's
@@ -514,7 +530,7 @@ def test_dive_asks_the_partition_milp_only_with_few_accelerators_left(monkeypatc
     # 2026-11-29 and found 33.2422 ms after). Whatever it returns is feasible and within the value.
     from splitopt.models.placement import evaluate
     from splitopt.solvers.placement import configlp
-    from splitopt.solvers.placement.colgen import _ColGen, _placement
+    from splitopt.solvers.placement.colgen import _placement
 
     seen = []
     real = configlp._restricted_mip
@@ -525,15 +541,7 @@ def test_dive_asks_the_partition_milp_only_with_few_accelerators_left(monkeypatc
 
     monkeypatch.setattr(configlp, "_restricted_mip", spy)
     found = 0
-    for seed in range(6):
-        inst = generate(seed, n_nodes=10, n_accelerators=5, n_cpus=1, memory=False, objective="max-load")
-        d = _Data(inst)
-        opt = solve(inst, "milp", time_limit=60)
-        assert opt.status == "optimal"
-        V = opt.objective * 1.03
-        cg = _ColGen(d, V)
-        if cg.run(d.k, None)[0] != "no":
-            continue
+    for inst, d, V, cg in _dive_cases():
         place = cg.dive(None)
         if place is not None:
             found += 1
@@ -566,15 +574,7 @@ def test_a_wide_dive_level_that_reaches_its_time_share_goes_on_from_the_lp_as_it
 
     monkeypatch.setattr(configlp._ColGen, "run", spy)
     found = 0
-    for seed in range(6):
-        inst = generate(seed, n_nodes=10, n_accelerators=5, n_cpus=1, memory=False, objective="max-load")
-        d = _Data(inst)
-        opt = solve(inst, "milp", time_limit=60)
-        assert opt.status == "optimal"
-        V = opt.objective * 1.03
-        cg = _ColGen(d, V)
-        if cg.run(d.k, None)[0] != "no":
-            continue
+    for inst, d, V, cg in _dive_cases():
         last = d, V
         cg.diving = time.perf_counter() + 60.0
         place = cg.dive(cg.diving, shares=True)
