@@ -13,7 +13,8 @@ from splitopt.instances.placement import generate
 from splitopt.models.placement import evaluate
 from splitopt.solvers.placement.branchprice import BranchPrice, Node
 from splitopt.solvers.placement.colgen import EXACT, relaxation
-from splitopt.solvers.placement.configlp import _placement, prove_above
+from splitopt.solvers.placement.columns import _placement
+from splitopt.solvers.placement.configlp import prove_above
 from splitopt.solvers.placement.pathdp import _PathDP
 from splitopt.solvers.placement.pricing import _Data
 

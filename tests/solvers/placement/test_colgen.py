@@ -964,10 +964,11 @@ def test_relaxation_bounds_its_own_combinatorial_bound_by_the_limit(monkeypatch)
 @pytest.mark.parametrize("contiguity", ("none", "convex"))
 @pytest.mark.parametrize("seed", range(8))
 def test_window_columns_fit_are_maximal_and_leave_the_lp_verdict(seed, contiguity):
-    # configlp.windows: every window is a run of the DP's order that one accelerator holds, convex
+    # columns.windows: every window is a run of the DP's order that one accelerator holds, convex
     # where the DP prices convex sets, and not extendable by the next class; the LP started from them
     # reaches the same verdict as from singletons (the same LP, other starting columns)
-    from splitopt.solvers.placement.configlp import _ColGen, windows
+    from splitopt.solvers.placement.columns import windows
+    from splitopt.solvers.placement.configlp import _ColGen
 
     inst = generate(seed, n_nodes=9, n_accelerators=2, n_cpus=1, skips=3, training=seed % 3 == 2,
                     contiguity=contiguity)

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from splitopt.solvers.placement.configlp import _ColGen, _placement
+from splitopt.solvers.placement.columns import _placement
+from splitopt.solvers.placement.configlp import _ColGen
 from splitopt.solvers.placement.pathdp import LOAD_TOL, _PathDP
 from splitopt.solvers.placement.pricing import _Data
 

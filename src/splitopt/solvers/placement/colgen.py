@@ -146,7 +146,8 @@ from splitopt.errors import InfeasibleSolution, InstanceError, NoFeasibleSolutio
 from splitopt.families import AlgoResult
 from splitopt.instances.placement import PlacementInstance
 from splitopt.solvers.placement.branchprice import BranchPrice
-from splitopt.solvers.placement.configlp import HEURISTIC_FROM, KEEP, _ColGen, _placement, _sets_of, prove_above  # noqa: F401
+from splitopt.solvers.placement.columns import _placement, _sets_of
+from splitopt.solvers.placement.configlp import HEURISTIC_FROM, KEEP, _ColGen, prove_above  # noqa: F401
 from splitopt.solvers.placement.master import _Master, _restricted_mip  # noqa: F401
 from splitopt.solvers.placement.pathdp import _PathDP  # noqa: F401
 from splitopt.solvers.placement.pricing import _Data, _fractional_knapsack, _max_memory, _Pricer, data_of  # noqa: F401
@@ -206,7 +207,7 @@ and on the seeded Inception-like training graph (convex) the two give the same b
 
 
 SEED_WINDOWS = True
-"""The first value's LP starts from the windows of the DP's order (:func:`.configlp.windows`)."""
+"""The first value's LP starts from the windows of the DP's order (:func:`.columns.windows`)."""
 
 SEED_FROM = 10.0
 """Seconds left from which the windows are used: on the 6,083-node BERT-like training graph,
