@@ -252,7 +252,7 @@ WIDE_DIVE_SECONDS = 15.0
 """The most seconds one of those values may take (LP and dive; at most 0.3 of the time left)."""
 
 DIVE_FLOOR = 1e-5
-"""Where the branch and price ends undecided without a placement, the wide dives
+"""Where the branch and price ends undecided with nothing better, the wide dives
 (:data:`WIDE_DIVES`) go on with the LP's time left until the placement is within this share (or
 the target gap) of the bound (since 2026-11-29)."""
 
@@ -484,7 +484,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
         """Dives at values between the bound and the placement (WIDE_DIVES), from the nearest share
         up, until the placement is within ``floor`` of the bound (or WIDE_DIVE_MAX dives)."""
         nonlocal cols, cpu_cols, proven, lo, exact, incumbent, ub, source
-        i, dives = 0, 0
+        i, dives = 0, 0 if WIDE_DIVES else WIDE_DIVE_MAX  # (empty: no dives)
         while dives < WIDE_DIVE_MAX:
             from_beside()
             rest = left()
@@ -512,7 +512,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
             else:  # the next share (round again: the columns, so the LP's solution, have changed)
                 i = (i + 1) % len(WIDE_DIVES)
 
-    if searching and WIDE_DIVES:
+    if searching:
         # the branch and price starts only within BRANCH_GAP of the bound; from further, dives
         wide_dives(BRANCH_GAP)
     wait_end = None  # until when the branch and price waits for a placement from beside
@@ -557,8 +557,7 @@ def relaxation(instance: PlacementInstance, time_limit: float | None = None, tar
                 # left (BERT-L12 training, non-contiguous: after 14 nodes undecided at 373.87 ms,
                 # the dive at 373.50 found 373.424 ms, 0.0012 % above the bound, in two runs of
                 # two; 374.24-374.33 ms, 0.22 %, when the MILP got that time)
-                if WIDE_DIVES:
-                    wide_dives(max(target_gap, DIVE_FLOOR))
+                wide_dives(max(target_gap, DIVE_FLOOR))
                 break
     # a proof priced by the DP is exact (sets of load up to V (1 + LOAD_TOL) priced): the bound is
     # the value proven; with the MILP's pricing, one part in 1e9 below it (the solver's tolerances)

@@ -466,18 +466,17 @@ class _ColGen:
         try:
             while len(chosen) < d.k:
                 dev = len(chosen)
-                # each level at most its share of the time left (DIVE_LEVEL_MIN at least), so one
-                # slow LP does not end the dive: capped, the level goes on with the LP as it stands
+                # a wide dive (shares): each level at most its share of the time left (DIVE_LEVEL_MIN
+                # at least), so one slow LP does not end the dive; a level stopped by its share goes
+                # on from the master's primal as it stands (unless the master LP fails)
                 cap = deadline
                 if deadline is not None and shares:
                     share = (deadline - time.perf_counter()) / (d.k - dev + 1)
                     cap = min(deadline, time.perf_counter() + max(DIVE_LEVEL_MIN, share))
                 verdict, _L = self.run(d.k - dev, cap)
-                if verdict == "time_limit":
-                    if cap is None or cap >= deadline or time.perf_counter() >= deadline:
-                        return None
-                    if self.master.solve()[1] is None:  # the master LP failed: no primal to follow
-                        return None
+                if verdict == "time_limit" and (cap == deadline or time.perf_counter() >= deadline
+                                                or self.master.solve()[1] is None):
+                    return None
                 if verdict == "proven":  # the last column placed leaves an infeasible rest
                     if dev == 0 or fails >= tries:
                         return None
