@@ -271,6 +271,45 @@ def test_pricing_order_keeps_few_tensors_open(monkeypatch):
     assert _PathDP.build(d, 1.0).width == 6
 
 
+@pytest.mark.parametrize("contiguity", ("none", "convex"))
+@pytest.mark.parametrize("seed", range(8))
+def test_memory_dp_pricing_is_the_exact_maximum_over_the_sets_that_fit(seed, contiguity):
+    # the DP with memory exact (2026-11-29): its maximum is the maximum of pi(S) over the sets of
+    # load <= V whose sizes fit (and, for convex, are convex), by enumeration; its sets fit; with a
+    # floor above that maximum, the floor and no set. The capacity is a quarter to a half of the sizes'
+    # sum, so memory binds (asserted: it lowers the maximum in some case of every seed)
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    training = seed % 2 == 1
+    inst = generate(seed, n_nodes=6 if training else 8, n_accelerators=2, n_cpus=1, skips=3, memory=False,
+                    colours=0, training=training, contiguity=contiguity)
+    d = _Data(inst)
+    rng = np.random.default_rng(seed)
+    size = rng.random(d.G) * (rng.random(d.G) < 0.8)
+    m = size / (0.25 + 0.25 * rng.random()) / max(size.sum(), 1e-9)  # per class, over the capacity
+    total = math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens)
+    binds = 0
+    for V in (0.3 * total, 0.6 * total):
+        dp = _PathDP.build(d, V, convex=contiguity == "convex") or _PathDP(d, V, list(range(d.G)))
+        fit = [S for S in _subsets(d.G) if d.fits(S, V) and (not dp.convex or _convex(inst, d, S))]
+        for _ in range(3):
+            pi = rng.random(d.G) * (rng.random(d.G) < 0.8) - 0.2 * rng.random(d.G) * (rng.random(d.G) < 0.3)
+            want = max((math.fsum(pi[S]) for S in fit if m[S].sum() <= 1.0), default=0.0)
+            free = max((math.fsum(pi[S]) for S in fit), default=0.0)
+            got, sets = dp.price(pi, ncols=5, memory=m)
+            assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15), (got, want, free)
+            assert all(m[S].sum() <= 1.0 + 1e-12 and d.fits(S, V * (1 + 1e-9)) for S in sets if S.any())
+            assert sets and math.isclose(math.fsum(pi[sets[0]]), got, rel_tol=1e-12, abs_tol=1e-15)
+            for floor in (0.5 * want, want * 1.001 + 1e-9):
+                top, above = dp.price(pi, ncols=5, floor=floor, memory=m)
+                if want > floor:
+                    assert math.isclose(top, want, rel_tol=1e-12, abs_tol=1e-15)
+                else:
+                    assert top == floor and above == []
+            binds += free > want + 1e-9
+    assert binds  # (not vacuous: memory lowered the maximum in some case of every seed)
+
+
 def _convex(inst, d, S):
     """Whether the nodes of the class set ``S`` are convex in the forward graph (networkx: no node
     outside is both a descendant and an ancestor of the set)."""
@@ -1042,7 +1081,8 @@ def test_memory_gap_left_open_is_undecided_not_no(monkeypatch):
                 calls.append(1)
                 return ub, []
 
-            with monkeypatch.context() as m:
+            with monkeypatch.context() as m:  # (the DP with memory gives up, the MILP stalls)
+                m.setattr(configlp._ColGen, "_memory_dp_price", lambda self, pi, ub, deadline: None)
                 m.setattr(configlp._ColGen, "_milp_price", stalled_milp)
                 cg = _ColGen(d, f * opt)
                 verdict = cg.run(d.k, None)[0]
@@ -1272,3 +1312,18 @@ def test_branch_and_price_waits_for_the_placement_from_beside(wait, monkeypatch)
         assert r.bound >= best.objective * (1 - 1e-9)  # certified (by the LP or the branch and price)
     else:
         assert not slept and evaluate(inst, r.assignment)[0] > best.objective * (1 + 1e-6)
+
+
+def test_memory_dp_pricing_gives_up_past_its_budget():
+    # past `budget` front points the DP with memory answers (inf, []) (no bound: the pricing MILP
+    # prices then), with a budget of a few points even inside the first steps; with room, the maximum
+    from splitopt.solvers.placement.colgen import _PathDP
+
+    inst = generate(3, n_nodes=8, n_accelerators=2, n_cpus=1, skips=3, memory=False, colours=0)
+    d = _Data(inst)
+    V = 0.6 * (math.fsum(d.acc) + math.fsum(s for _u, _g, s in d.tens))
+    dp = _PathDP.build(d, V) or _PathDP(d, V, list(range(d.G)))
+    pi, m = np.full(d.G, 0.5), np.full(d.G, 0.3)
+    assert dp.price(pi, memory=m, budget=2) == (math.inf, [])
+    got, sets = dp.price(pi, memory=m)
+    assert math.isfinite(got) and sets and m[sets[0]].sum() <= 1.0

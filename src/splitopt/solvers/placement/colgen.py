@@ -51,10 +51,13 @@ in/out tensor rows of :func:`~splitopt.models.placement_milp.build_milp` for one
 memory dimension: where memory could bind it prices with the memory row in the objective (a
 Lagrangian multiplier ``mu``, chosen by Kelley's cutting planes over the sets priced: every
 ``mu + max (pi - mu m)(S)`` bounds the price of the sets that fit), only sets that fit become
-columns, and where the multiplier leaves a duality gap with no new column the pricing MILP (which
-has the memory row) prices the master's duals once (:meth:`~.configlp._ColGen._memory_price`,
-:meth:`~.configlp._ColGen._milp_price`): so the LP is the configuration LP *with* memory (since
-2026-11-27). From 2026-11-25 the DP priced the sets whatever their memory (the configuration LP
+columns, and where the multiplier leaves a duality gap with no new column the master's duals are
+priced once with memory exact: by the DP over fronts of load, memory and profit
+(:meth:`~.configlp._ColGen._memory_dp_price`, since 2026-11-29: 15-30 ms a call on the seeded
+BERT-like 300-node graph), or where its fronts grow past :data:`~.configlp.MEMORY_DP_POINTS` by the
+pricing MILP, which has the memory row (:meth:`~.configlp._ColGen._milp_price`: 3.3-5.4 s a call
+there) (:meth:`~.configlp._ColGen._memory_price`): so the LP is the configuration LP *with* memory
+(since 2026-11-27). From 2026-11-25 the DP priced the sets whatever their memory (the configuration LP
 without memory, a weaker relaxation: the BERT-like 1,507-node training graph went from 4.5 % to
 0.0001 % open with it), before that the MILP priced there. The memory row matters where one class
 fills most of an accelerator: on the seeded BERT-like 300-node graph (an embedding of exactly one

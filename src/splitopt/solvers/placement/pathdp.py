@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from splitopt.solvers.placement.pricing import _Data, _max_memory, _merged
-from splitopt.solvers.placement.pricing_kernels import _back_step, _dp_step, _knapsacks
+from splitopt.solvers.placement.pricing_kernels import _back_step, _dp_step, _dp_step_memory, _knapsacks
 
 LOAD_TOL = 1e-12
 """The DP admits sets of load up to ``V (1 + LOAD_TOL)``: every set of load ``<= V`` whatever the
@@ -341,7 +341,7 @@ class _PathDP:
         return c, add
 
     def price(self, pi: np.ndarray, ncols: int = 1, deadline: float | None = None, keep: int = 0,
-              floor: float = -math.inf, budget: float = math.inf, thin_to: int = 2048):
+              floor: float = -math.inf, budget: float = math.inf, thin_to: int = 2048, memory=None):
         """``(max pi(S), columns)``: the exact maximum and up to ``ncols`` sets of the largest
         profits (all within ``V``); ``(inf, [])`` if ``deadline`` passed first. The fronts of one
         step are merged by the compiled kernel :func:`_dp_step` (linear in the points: the fronts
@@ -371,8 +371,14 @@ class _PathDP:
         keeps ``u``, a bound whatever the thinning.
 
         ``budget``: once the fronts so far hold more points than this, the steps left thin to
-        ``thin_to`` points (``thinned`` is then set: the maximum is no bound)."""
+        ``thin_to`` points (``thinned`` is then set: the maximum is no bound).
+
+        ``memory``: per class its size over an accelerator's memory; the maximum is then over the
+        sets that also fit (sum at most 1), exactly (:func:`~.pricing_kernels._dp_step_memory`:
+        fronts of load, memory and profit; since 2026-11-29). No thinning then: past ``budget``
+        points the pricing gives up, ``(inf, [])`` as at the deadline."""
         L, P, offs = np.zeros(1), np.zeros(1), np.array([0, 1], np.int64)
+        M = np.zeros(1)
         hist = []
         self.thinned = False  # whether a heuristic pricing dropped points (else it was exact)
         self.points = 0  # the points of all fronts (the work of this pricing)
@@ -405,6 +411,18 @@ class _PathDP:
             if deadline is not None and time.perf_counter() > deadline:
                 return math.inf, []
             drop = floor - after[i] * (1 + 1e-12) if math.isfinite(floor) else -math.inf
+            if memory is not None:
+                if self.points > budget:
+                    return math.inf, []
+                L, M, P, offs, par, xs = _dp_step_memory(
+                    L, M, P, offs, grp, src, add, take, float(pi[g]), float(memory[g]), self.cap, 1.0 + 1e-12,
+                    drop, floor, ka[ko[i]:ko[i + 1]], kp[ko[i]:ko[i + 1]], none2 if lgs is None else lgs[i], lam,
+                    int(min(budget - self.points, 1e12)))
+                if offs.size == 0:  # past the budget
+                    return math.inf, []
+                self.points += L.size
+                hist.append((par, xs))
+                continue
             if not keep and self.points > budget:
                 keep = thin_to
             L, P, offs, par, xs, thin = _dp_step(L, P, offs, grp, src, add, take, float(pi[g]), self.cap, keep, drop,

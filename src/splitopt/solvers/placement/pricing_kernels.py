@@ -169,3 +169,90 @@ def _knapsacks(gain, w):  # pragma: no cover - compiled
                 ka[t] = ka[t - 1] + max(w[q], 0.0)
                 kp[t] = kp[t - 1] + gain[q]
     return ka, kp, offs
+
+
+@njit(cache=True)
+def _dp_step_memory(L, M, P, offs, grp, src, add, take, gain, mgain, cap, mcap, drop, floor, ka, kp, lg,
+                    lam, limit):  # pragma: no cover - compiled
+    """:func:`_dp_step` with memory exact (ours, 2026-11-29): a point is ``(load, memory, profit)``,
+    ``memory`` the sum of the class sizes in ``S`` over the capacity (``mgain`` added where the class
+    joins, points above ``mcap`` left out), and a front keeps every point that no lighter-or-equal
+    point of at most its memory and at least its profit dominates (a staircase of the points kept
+    so far, by memory, answers that by bisection). The prunings by ``drop`` and the two completions
+    are those of :func:`_dp_step` (bounds that ignore memory hold with it). No thinning: past
+    ``limit`` points kept (or a staircase of that many) the step gives up, ``offs`` then empty
+    (the staircase's insertions cost up to its length each)."""
+    tot = 0
+    for j in range(src.size):
+        tot += offs[src[j] + 1] - offs[src[j]]
+    Ln = np.empty(tot)
+    Mn = np.empty(tot)
+    Pn = np.empty(tot)
+    par = np.empty(tot, np.int64)
+    xs = np.empty(tot, np.bool_)
+    ng = grp.size - 1
+    offn = np.empty(ng + 1, np.int64)
+    heads = np.empty(src.size, np.int64)
+    sm = np.empty(tot + 1)  # the staircase: memory strictly rising, profit strictly rising
+    sp = np.empty(tot + 1)
+    n = 0
+    for gi in range(ng):
+        offn[gi] = n
+        a, b = grp[gi], grp[gi + 1]
+        for j in range(a, b):
+            heads[j] = offs[src[j]]
+        ns = 0
+        while True:
+            jb, lb, pb, hb = -1, np.inf, -np.inf, -1
+            for j in range(a, b):
+                h = heads[j]
+                if h >= offs[src[j] + 1]:
+                    continue
+                lv = L[h] + add[j]
+                if lv > cap:  # the rest of this front is heavier still
+                    heads[j] = offs[src[j] + 1]
+                    continue
+                pv = P[h] + gain if take[j] else P[h]
+                if lv < lb or (lv == lb and pv > pb):
+                    jb, lb, pb, hb = j, lv, pv, h
+            if jb < 0:
+                break
+            heads[jb] = hb + 1
+            mb = M[hb] + mgain if take[jb] else M[hb]
+            if mb > mcap:
+                continue
+            # the last staircase step of memory <= mb: dominated where its profit is >= pb
+            lo, hi = 0, ns
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if sm[mid] <= mb:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            i = lo - 1
+            if i >= 0 and sp[i] >= pb:
+                continue
+            if not (pb > drop and (ka.size == 0 or pb + _completion(ka, kp, cap - lb) * (1 + 1e-12) + 1e-12 > floor)
+                    and (lam.size == 0 or _lagrange_ok(pb, lg[gi], lam, cap - lb, floor))):
+                continue
+            Ln[n], Mn[n], Pn[n], par[n], xs[n] = lb, mb, pb, hb, take[jb]
+            n += 1
+            if n > limit:
+                return Ln[:0].copy(), Mn[:0].copy(), Pn[:0].copy(), offn[:0].copy(), par[:0].copy(), xs[:0].copy()
+            # into the staircase: replaces the steps of memory >= mb and profit <= pb
+            pos = i if (i >= 0 and sm[i] == mb) else i + 1
+            e = pos
+            while e < ns and sp[e] <= pb:
+                e += 1
+            if e == pos:  # nothing replaced: shift the tail up by one
+                for t in range(ns, pos, -1):
+                    sm[t], sp[t] = sm[t - 1], sp[t - 1]
+                ns += 1
+            elif e > pos + 1:  # several replaced: shift the tail down
+                d = e - pos - 1
+                for t in range(pos + 1, ns - d):
+                    sm[t], sp[t] = sm[t + d], sp[t + d]
+                ns -= d
+            sm[pos], sp[pos] = mb, pb
+    offn[ng] = n
+    return Ln[:n].copy(), Mn[:n].copy(), Pn[:n].copy(), offn, par[:n].copy(), xs[:n].copy()
