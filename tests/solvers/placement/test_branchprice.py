@@ -8,6 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from splitopt.errors import NoFeasibleSolution
 from splitopt.families import solve
 from splitopt.instances.placement import generate
 from splitopt.models.placement import evaluate
@@ -84,6 +85,49 @@ def test_decisions_agree_with_brute_force(seed, contiguity):
     verdict, place = at.decide(None, max_nodes=500)
     assert verdict == "found"
     assert evaluate(inst, _placement(inst, d, place))[0] <= opt * (1 + 1e-9)
+
+
+def test_decisions_agree_with_brute_force_where_memory_binds(monkeypatch):
+    # memory that binds (2026-11-29: a node's LP switches to the LP with memory, priced by the DP
+    # with memory exact): just below the optimum "proven" (before, a node's LP without memory left
+    # leaves whose columns do not fit: undecided); on cases where some node switched (counted)
+    from splitopt.solvers.placement import configlp
+    from splitopt.solvers.placement.pricing import _max_memory
+
+    switched = []
+    real = configlp._ColGen._with_memory
+
+    def spy(self):
+        out = real(self)
+        switched.append(out and self.node is not None)
+        return out
+
+    monkeypatch.setattr(configlp._ColGen, "_with_memory", spy)
+    cases = 0
+    for seed in range(40):
+        rng = np.random.default_rng([seed, 7])
+        inst = generate(seed, n_nodes=int(rng.integers(5, 8)), n_accelerators=int(rng.integers(2, 4)),
+                        n_cpus=int(rng.integers(0, 2)), training=seed % 3 == 0, memory=True, colours=0,
+                        skips=int(rng.integers(0, 4)))
+        d = _Data(inst)
+        try:
+            opt = solve(inst, "bruteforce").objective
+        except NoFeasibleSolution:
+            continue
+        if d.cap is None or _max_memory(d, opt) <= d.cap:
+            continue  # memory cannot bind here
+        switched.clear()
+        assert BranchPrice(inst, d, opt * (1 - 1e-7)).decide(None, max_nodes=500)[0] == "proven", seed
+        cases += any(switched)
+        # at the optimum never "proven"; a placement found meets it (a leaf whose placement the
+        # evaluator rejects, e.g. its CPU classes over V, leaves the search undecided: allowed)
+        verdict, place = BranchPrice(inst, d, opt * (1 + 1e-9)).decide(None, max_nodes=500)
+        assert verdict != "proven", seed
+        if verdict == "found":
+            assert evaluate(inst, _placement(inst, d, place))[0] <= opt * (1 + 1e-9)
+        if cases >= 3:
+            break
+    assert cases >= 3
 
 
 @pytest.mark.parametrize("seed, length, contiguity", ((13, 4, "none"), (6, 5, "none"), (38, 5, "convex")))
