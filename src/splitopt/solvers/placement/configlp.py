@@ -309,15 +309,19 @@ class _ColGen:
         v, sets = self.dp.price(pi, self.ncols, deadline, floor=1.0, budget=MEMORY_DP_POINTS, memory=self.msize)
         if not math.isfinite(v):
             return None
+        fresh = self._admit([S for S in sets if pi[S].sum() > 1 + 1e-9])
+        return (min(ub[0], v * (1 + 1e-12)), ub[1]), fresh
+
+    def _admit(self, cand) -> list:
+        """The sets of ``cand`` that are columns here and new, added to the master."""
         fresh = []
-        sets = [S for S in sets if pi[S].sum() > 1 + 1e-9]
-        for S, ok in zip(sets, self._fitting(sets)):
+        for S, ok in zip(cand, self._fitting(cand)):
             if ok and S.tobytes() not in self.have:
                 self.have.add(S.tobytes())
                 fresh.append(S)
         self.cols += fresh
         self.master.add(fresh)
-        return (min(ub[0], v * (1 + 1e-12)), ub[1]), fresh
+        return fresh
 
     def _milp_price(self, pi: np.ndarray, ub, deadline: float | None):
         """``(bound, new columns)`` from the pricing MILP (:class:`_Pricer`, memory row included)
@@ -341,13 +345,7 @@ class _ColGen:
         fresh = []
         # (the MILP ignores convexity: its bound holds for convex sets too, its set may not be one)
         if S is not None and val > 1 + 1e-9 and not self.dp.convex:
-            cand = [S] + self.pricer.improving(pi) if IMPROVING else [S]
-            for T, ok in zip(cand, self._fitting(cand)):
-                if ok and T.tobytes() not in self.have:
-                    self.have.add(T.tobytes())
-                    fresh.append(T)
-            self.cols += fresh
-            self.master.add(fresh)
+            fresh = self._admit([S] + self.pricer.improving(pi) if IMPROVING else [S])
         return (min(ub[0], bound * (1 + 1e-9)), ub[1]), fresh
 
     def placeable(self) -> np.ndarray:
