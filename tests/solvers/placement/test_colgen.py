@@ -877,7 +877,7 @@ def test_envelope_min_is_the_lp_minimum():
     # min over mu >= 0 of max_i a_i + b_i mu, against the LP min t s.t. t >= a_i + b_i mu
     from scipy.optimize import linprog
 
-    from splitopt.solvers.placement.configlp import _envelope_min
+    from splitopt.solvers.placement.memoryprice import _envelope_min
 
     rng = np.random.default_rng(5)
     for trial in range(200):

@@ -25,7 +25,7 @@ DP with memory exact, which honours the node's pairs: the seeded BERT-like 300-n
 non-contiguous, certified 0.281573 ms at its first node where 97 nodes in 19 s stayed undecided).
 Before, only the root switched: a node's columns could exceed memory, so it proved less than the
 root's LP, and a leaf whose columns do not fit is open (below); where the DP with memory gives up
-(:data:`~.configlp.MEMORY_DP_POINTS`) a node's LP is undecided (the pricing MILP does not know the
+(:data:`~.memoryprice.MEMORY_DP_POINTS`) a node's LP is undecided (the pricing MILP does not know the
 node's pairs).
 Where the DP prices a relaxation (all sets for a convex instance whose convex DP has too many codes; the max-load of a
 fwd+bwd instance, never above its value), proofs stay valid, but a leaf's placement may not fit in

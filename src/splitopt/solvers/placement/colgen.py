@@ -54,7 +54,7 @@ Lagrangian multiplier ``mu``, chosen by Kelley's cutting planes over the sets pr
 columns, and where the multiplier leaves a duality gap with no new column the master's duals are
 priced once with memory exact: by the DP over fronts of load, memory and profit
 (:meth:`~.configlp._ColGen._memory_dp_price`, since 2026-11-29: 15-30 ms a call on the seeded
-BERT-like 300-node graph), or where its fronts grow past :data:`~.configlp.MEMORY_DP_POINTS` by the
+BERT-like 300-node graph), or where its fronts grow past :data:`~.memoryprice.MEMORY_DP_POINTS` by the
 pricing MILP, which has the memory row (:meth:`~.configlp._ColGen._milp_price`: 3.3-5.4 s a call
 there) (:meth:`~.configlp._ColGen._memory_price`): so the LP is the configuration LP *with* memory
 (since 2026-11-27). From 2026-11-25 the DP priced the sets whatever their memory (the configuration LP

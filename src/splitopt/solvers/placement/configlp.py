@@ -15,6 +15,7 @@ import numpy as np
 from splitopt.instances.placement import PlacementInstance
 from splitopt.solvers.placement.columns import windows
 from splitopt.solvers.placement.master import _Master, _restricted_mip
+from splitopt.solvers.placement.memoryprice import _MemoryPricing
 from splitopt.solvers.placement.pathdp import _PathDP
 from splitopt.solvers.placement.pricing import _Data, _max_memory, _Pricer
 
@@ -26,10 +27,6 @@ MEMORY_LAGRANGIAN = True
 """Where memory could bind, price with the memory row's Lagrangian and keep only columns that fit
 (:meth:`_ColGen._memory_price`: the configuration LP with memory); ``False``: the memory-free LP
 of before 2026-11-27 (a weaker relaxation, kept for comparison)."""
-
-IMPROVING = True
-"""Where the pricing MILP prices (:meth:`_ColGen._milp_price`), every improving solution HiGHS
-found of profit above 1 becomes a column, not the best alone; ``False``: the best alone."""
 
 DIVE_LEVEL_MIN = 0.3
 """Seconds a level of a dive (:meth:`_ColGen.dive` with ``shares``: the wide dives of
@@ -65,13 +62,6 @@ with the rule the first found 33.2422 ms in 2.5 s (its MILP answering with three
 left), the call ending 0.10 % open instead of 0.36 % (``colgen.relaxation`` at 60 s from the same
 5-s incumbent, one run each)."""
 
-MEMORY_DP_POINTS = 2e7
-"""The most front points :meth:`_ColGen._memory_dp_price` handles before it leaves the pricing to
-the MILP (its fronts of load, memory and profit are larger than the DP's without memory)."""
-
-MEMORY_ROUNDS = 8
-"""The most DP pricings :meth:`_ColGen._memory_price` spends on one pricing's multiplier search."""
-
 HEURISTIC_FROM = 5e6
 """The heuristic pricing is used where an exact pricing handles more front points than this (about
 0.1 s). Measured 2026-11-25, proofs of one value near the LP's threshold, exact pricing only -> with
@@ -89,7 +79,7 @@ second can take the longest of all: 161 million points, 9 s, on the peer's BERT-
 operator graph (the heuristic pricings after it: 0.4-1 s)."""
 
 
-class _ColGen:
+class _ColGen(_MemoryPricing):
     """Column generation for the configuration LP at ``V`` (module docstring): the master, the
     pricer (:class:`_PathDP` where it applies, else the MILP of :class:`_Pricer`), the columns, and
     the classes a dive has placed (:meth:`fix`). ``node``: a node of the branch and price
@@ -221,53 +211,6 @@ class _ColGen:
             fresh = fresh + new_cpu
         return (ub, rho), fresh
 
-    def _memory_price(self, point: np.ndarray, deadline: float | None, keep: int = 0):
-        """``(upper bound on max point(S) over the sets that fit in memory, sets)`` where memory
-        could bind (ours). For a multiplier ``mu >= 0`` of the memory row ``m(S) = size(S) / cap
-        <= 1``, ``u(mu) = mu + max_S (point - mu m)(S)`` over the sets of load ``<= V`` (the DP,
-        memory-free) is at least ``point(S)`` for every set that fits (Lagrangian duality), so
-        every ``u(mu)`` is a valid bound and the smallest found is returned.
-
-        Lazily: first ``mu = 0`` (the memory-free pricing, one DP as without memory); that is exact
-        where its best set fits, and enough where some new set that fits prices above 1 (a column
-        to add: the bound can wait). Only where none does (the column generation would stall)
-        is ``u`` minimised over ``mu``, by Kelley's cutting planes, every set priced being the line
-        ``point(S) + mu (1 - m(S))`` under ``u`` (the empty set's line ``mu`` among them): until the
-        best ``u`` found meets the lines' lower envelope (then no multiplier does better, within
-        1e-9), :data:`MEMORY_ROUNDS` pricings, or the deadline. Measured 2026-11-27, the seeded
-        Inception-like 300-node graph (non-contiguous): minimising at every pricing took the first
-        value of :func:`~.colgen.relaxation` from 2.6 to 23 s. Returns the sets of every pricing
-        (the caller keeps those that fit). ``keep > 0`` (the heuristic pricing, no bound): the one
-        pricing at ``mu = 0``."""
-        m = self.msize
-        v, sets = self.dp.price(point, self.ncols, deadline, keep=keep, floor=1.0)
-        if not math.isfinite(v) or keep or not sets or m[sets[0]].sum() <= 1.0:
-            return v * (1 + 1e-12), sets
-        best = v * (1 + 1e-12)
-        if any(m[S].sum() <= 1.0 and point[S].sum() > 1 + 1e-9 and S.tobytes() not in self.have for S in sets):
-            return best, sets
-        found = {S.tobytes(): S for S in sets}
-        lines = [(0.0, 1.0)] + [(float(point[S].sum()), 1.0 - float(m[S].sum())) for S in sets]
-        mu = self.mu if self.mu > 0 else _envelope_min(lines)[0]
-        for _ in range(MEMORY_ROUNDS - 1):
-            v, sets = self.dp.price(point - mu * m, self.ncols, deadline, floor=1.0 - mu)
-            if not math.isfinite(v):
-                break  # the deadline passed: the bound so far holds
-            u = v + mu + 1e-12 * (abs(v) + mu)  # the profits' rounding
-            if u < best:
-                best, self.mu = u, mu
-            for S in sets:
-                key = S.tobytes()
-                if key not in found:
-                    found[key] = S
-                    lines.append((float(point[S].sum()), 1.0 - float(m[S].sum())))
-            if not sets:
-                break  # priced out at this multiplier: u = 1, no column above 1
-            mu, env = _envelope_min(lines)
-            if best - env <= 1e-9 * max(best, 1.0):
-                break
-        return best, list(found.values())
-
     def _with_memory(self) -> bool:
         """Switch the root's LP to the configuration LP with memory where the LP without it reaches
         ``k`` with a column that does not fit (then only the LP with memory can prove more at
@@ -297,21 +240,6 @@ class _ColGen:
         """Whether this LP is the root's: not a branch-and-price node, no class placed by a dive."""
         return self.node is None and not self.fixed.any()
 
-    def _memory_dp_price(self, pi: np.ndarray, ub, deadline: float | None):
-        """``(bound, new columns)`` from the DP with memory exact (:meth:`_PathDP.price` with
-        ``memory``; ours, 2026-11-29) at the master's duals ``pi``, where the Lagrangian of the
-        memory row leaves a gap: the maximum of ``pi(S)`` over the sets that fit (or 1 where none
-        exceeds 1), and its sets that fit and are new; ``None`` where its fronts pass
-        :data:`MEMORY_DP_POINTS` or the deadline comes first (the pricing MILP then). Unlike the
-        MILP it prices convex sets as such and honours a node's pairs and a dive's placed classes.
-        Measured on the seeded BERT-like 300-node graph (non-contiguous, 143 classes, memory
-        binding): the pricing MILP took 3.3-5.4 s a call, six calls to prove 0.281573 ms."""
-        v, sets = self.dp.price(pi, self.ncols, deadline, floor=1.0, budget=MEMORY_DP_POINTS, memory=self.msize)
-        if not math.isfinite(v):
-            return None
-        fresh = self._admit([S for S in sets if pi[S].sum() > 1 + 1e-9])
-        return (min(ub[0], v * (1 + 1e-12)), ub[1]), fresh
-
     def _admit(self, cand) -> list:
         """The sets of ``cand`` that are columns here and new, added to the master."""
         fresh = []
@@ -322,31 +250,6 @@ class _ColGen:
         self.cols += fresh
         self.master.add(fresh)
         return fresh
-
-    def _milp_price(self, pi: np.ndarray, ub, deadline: float | None):
-        """``(bound, new columns)`` from the pricing MILP (:class:`_Pricer`, memory row included)
-        at the master's duals ``pi``, where the Lagrangian of the memory row leaves a gap: its dual
-        bound (the smaller of it and ``ub``'s) and its set where that fits and is new; ``(None,
-        [])`` where it gives nothing in the time; for convex columns its bound only (it prices every
-        set). At the root only (a node's pairs and a dive's
-        placed classes are not in the MILP: its bound would still hold, its set might not be
-        admitted)."""
-        if not self._at_root():
-            return ub, []
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0.05:
-            return None, []
-        if self.pricer is None:
-            self.pricer = _Pricer(self.d, self.V)
-        lim = self.pricing_limit if left is None else min(self.pricing_limit, left)
-        val, bound, S = self.pricer.price(pi, lim)
-        if not math.isfinite(bound):
-            return None, []
-        fresh = []
-        # (the MILP ignores convexity: its bound holds for convex sets too, its set may not be one)
-        if S is not None and val > 1 + 1e-9 and not self.dp.convex:
-            fresh = self._admit([S] + self.pricer.improving(pi) if IMPROVING else [S])
-        return (min(ub[0], bound * (1 + 1e-9)), ub[1]), fresh
 
     def placeable(self) -> np.ndarray:
         """Which of :attr:`cols` fit in an accelerator's memory (all where memory cannot bind)."""
@@ -547,37 +450,6 @@ class _ColGen:
             self.dp.allowed = self.allowed0
             if self.cpu_dp is not None:
                 self.cpu_dp.allowed = self.cpu_allowed0
-
-
-def _envelope_min(lines) -> tuple[float, float]:
-    """``(mu, f(mu))`` minimising ``f(mu) = max_i a_i + b_i mu`` over ``mu >= 0`` for the lines
-    ``(a_i, b_i)`` (one of slope 1 among them, so the minimum exists): bisection on the sign of the
-    slope of the line on top (``f`` is convex)."""
-    a = np.array([ln[0] for ln in lines])
-    b = np.array([ln[1] for ln in lines])
-
-    def f(mu):
-        vals = a + b * mu
-        j = int(np.argmax(vals))
-        return vals[j], b[j]
-
-    at0, slope0 = f(0.0)
-    if slope0 >= 0:
-        return 0.0, at0
-    # every line of negative slope meets the slope-1 line ``mu`` by mu = a / (1 - b)
-    neg = b < 0
-    hi = float(np.max(np.maximum(a[neg], 0.0) / (1.0 - b[neg]))) * 1.001 + 1e-12
-    lo = 0.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        if f(mid)[1] < 0:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-15 * max(hi, 1.0):
-            break
-    mu = min((lo, hi), key=lambda x: f(x)[0])
-    return mu, f(mu)[0]
 
 
 def prove_above(instance: PlacementInstance, V: float, *, time_limit: float | None = None,
