@@ -84,7 +84,7 @@ class _MemoryPricing:
         memory row leaves a gap: the maximum of ``pi(S)`` over the sets that fit (or 1 where none
         exceeds 1), and its sets that fit and are new; ``None`` where its fronts pass
         :data:`MEMORY_DP_POINTS` or the deadline comes first (the pricing MILP then). Unlike the
-        MILP it prices convex sets as such and honours a node's pairs and a dive's placed classes.
+        MILP it prices convex sets as such and honours a branch-and-price node's pairs (dives never price with memory).
         Measured on the seeded BERT-like 300-node graph (non-contiguous, 143 classes, memory
         binding): the pricing MILP took 3.3-5.4 s a call, six calls to prove 0.281573 ms."""
         v, sets = self.dp.price(pi, self.ncols, deadline, floor=1.0, budget=MEMORY_DP_POINTS, memory=self.msize)
